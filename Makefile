@@ -1,0 +1,126 @@
+# perch: plain Make. `make` builds build/perch and everything it loads into
+# the VM; `make test` builds and runs every test. See README.md.
+
+CC      ?= gcc
+BUILD   := build
+WARN    := -Wall -Wextra -Werror
+CSTD    := -std=gnu11
+
+# --- Launcher: an ordinary Linux program -----------------------------------
+LAUNCHER_CFLAGS := $(CSTD) $(WARN) -O2 -g -D_GNU_SOURCE -MMD -MP
+LAUNCHER_LIBS   := -lpthread
+LAUNCHER_SRC    := $(wildcard launcher/*.c)
+LAUNCHER_OBJ    := $(LAUNCHER_SRC:%.c=$(BUILD)/%.o)
+# What the unit tests link: everything but main() and the embedded images.
+UNIT_LAUNCHER_SRC := $(filter-out launcher/main.c launcher/images.c,$(LAUNCHER_SRC))
+
+# --- Freestanding code that runs inside the VM -------------------------------
+VM_CFLAGS := $(CSTD) $(WARN) -O2 -g -ffreestanding -fno-builtin -nostdlib \
+             -fno-stack-protector -fno-asynchronous-unwind-tables \
+             -mno-red-zone -mgeneral-regs-only -fcf-protection=none \
+             -fno-tree-loop-distribute-patterns -MMD -MP
+VM_LDFLAGS := -nostdlib -static -Wl,--build-id=none -Wl,-z,max-page-size=4096 \
+              -Wl,-z,noexecstack
+
+# Host: position-independent code linked at HOST_IMAGE_VA (slot 257 + 2 GiB).
+# host/*.c is the Host's logic (also built into the unit tests); host/vm/
+# holds what exists only inside the VM (entry code, header, environment).
+# lib/ is freestanding code the Host and the test guests share.
+HOST_CFLAGS := $(VM_CFLAGS) -fpie -fvisibility=hidden
+HOST_C      := $(wildcard host/*.c)
+HOST_VM_SRC := $(wildcard host/vm/*.c host/vm/*.S lib/*.c)
+HOST_OBJ    := $(HOST_C:%.c=$(BUILD)/vm/%.o) \
+               $(patsubst %,$(BUILD)/vm/host-%.o,$(basename $(HOST_VM_SRC)))
+
+# Switcher: ring-0 assembly linked at SW_CODE_VA.
+SWITCHER_S   := $(filter-out %.lds.S,$(wildcard switcher/*.S))
+SWITCHER_OBJ := $(SWITCHER_S:%.S=$(BUILD)/vm/%.o)
+
+# Test guests: guests/rt is the runtime, every other folder one guest.
+GUEST_CFLAGS := $(VM_CFLAGS) -mcmodel=kernel -fno-pie
+GUEST_RT_SRC := $(wildcard guests/rt/*.c guests/rt/*.S)
+GUEST_RT_OBJ := $(patsubst %,$(BUILD)/vm/%.o,$(basename $(GUEST_RT_SRC)))
+GUEST_NAMES  := $(filter-out rt,$(notdir $(wildcard guests/*)))
+GUESTS       := $(GUEST_NAMES:%=$(BUILD)/guests/%.elf)
+
+# --- Host-side unit tests ----------------------------------------------------
+# Host logic (host/*.c) is compiled natively too, against tests/unit/host_env.c
+# which stands in for the VM (guest memory access, the Switcher gates).
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+UNIT_BINS  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
+ASAN_BINS  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit-asan/%)
+UNIT_HELPERS := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
+SAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+.PHONY: all test unit clean
+all: $(BUILD)/perch $(GUESTS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LAUNCHER_CFLAGS) -c $< -o $@
+
+$(BUILD)/launcher/embedded_images.o: launcher/embedded_images.S $(BUILD)/host.bin $(BUILD)/switcher.bin
+	@mkdir -p $(dir $@)
+	$(CC) -c -DHOST_BIN='"$(BUILD)/host.bin"' -DSWITCHER_BIN='"$(BUILD)/switcher.bin"' $< -o $@
+
+$(BUILD)/perch: $(LAUNCHER_OBJ) $(BUILD)/launcher/embedded_images.o
+	$(CC) -o $@ $^ $(LAUNCHER_LIBS)
+
+$(BUILD)/vm/host/%.o: host/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -c $< -o $@
+$(BUILD)/vm/host-%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -c $< -o $@
+$(BUILD)/vm/host-%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -c $< -o $@
+$(BUILD)/host.elf: $(HOST_OBJ) $(BUILD)/host.lds
+	$(CC) $(HOST_CFLAGS) $(VM_LDFLAGS) -no-pie -Wl,-T,$(BUILD)/host.lds -o $@ $(HOST_OBJ)
+
+$(BUILD)/vm/switcher/%.o: switcher/%.S
+	@mkdir -p $(dir $@)
+	$(CC) $(VM_CFLAGS) -c $< -o $@
+$(BUILD)/switcher.elf: $(SWITCHER_OBJ) $(BUILD)/switcher.lds
+	$(CC) $(VM_CFLAGS) $(VM_LDFLAGS) -no-pie -Wl,-T,$(BUILD)/switcher.lds -o $@ $(SWITCHER_OBJ)
+
+# Linker scripts take perch's layout from abi/layout.h through cpp.
+$(BUILD)/%.lds: */%.lds.S abi/layout.h
+	@mkdir -p $(dir $@)
+	$(CC) -E -P -x assembler-with-cpp $< -o $@
+
+$(BUILD)/%.bin: $(BUILD)/%.elf
+	objcopy -O binary $< $@
+
+$(BUILD)/vm/guests/%.o: guests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_CFLAGS) -Iguests/rt -c $< -o $@
+$(BUILD)/vm/guests/%.o: guests/%.S
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_CFLAGS) -Iguests/rt -c $< -o $@
+define GUEST_RULE
+$(BUILD)/guests/$(1).elf: $(GUEST_RT_OBJ) $(patsubst %,$(BUILD)/vm/%.o,$(basename $(wildcard guests/$(1)/*.c guests/$(1)/*.S))) guests/rt/guest.lds
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(GUEST_CFLAGS) $$(VM_LDFLAGS) -no-pie -Wl,-T,guests/rt/guest.lds -o $$@ $$(filter %.o,$$^)
+endef
+$(foreach g,$(GUEST_NAMES),$(eval $(call GUEST_RULE,$(g))))
+
+# Unit tests: one binary per tests/unit/test_*.c, plain and sanitized.
+$(BUILD)/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(LAUNCHER_SRC) $(HOST_C)
+	@mkdir -p $(dir $@)
+	$(CC) $(LAUNCHER_CFLAGS) -MF $@.d -O1 -Itests/unit -o $@ $< $(UNIT_HELPERS) \
+	    $(UNIT_LAUNCHER_SRC) $(HOST_C) lib/fmt.c $(LAUNCHER_LIBS)
+$(BUILD)/unit-asan/%: tests/unit/%.c $(UNIT_HELPERS) $(LAUNCHER_SRC) $(HOST_C)
+	@mkdir -p $(dir $@)
+	$(CC) $(LAUNCHER_CFLAGS) -MF $@.d -O1 $(SAN_FLAGS) -Itests/unit -o $@ $< $(UNIT_HELPERS) \
+	    $(UNIT_LAUNCHER_SRC) $(HOST_C) lib/fmt.c $(LAUNCHER_LIBS)
+
+unit: $(UNIT_BINS) $(ASAN_BINS)
+
+test: all unit
+	@tests/run
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,200 @@
+/*
+ * perch's own layout: where the Switcher and the Host live in the hypervisor
+ * hole, which frames are perch's, and what the Launcher and the Host share.
+ *
+ * The hole is Xen's (PML4 slots 256-271); slot 256 cannot be used on PVM
+ * hosts (../shared/machine.md), so perch starts at slot 257:
+ *
+ *   slot 257  0xffff808000000000  perch region, one L3 per address-space view
+ *     +0 GiB   Switcher, shared by every view: GDT, TSS, handoff frames,
+ *              double-fault stack, Switcher code (all supervisor-only)
+ *     +1 GiB   per view: IDT, the ring-0 stacks, the service gates
+ *     +2 GiB   Host image (kernel views only), its first page holds LSTAR
+ *     +3 GiB   M2P table, read-only (kernel views only)
+ *   slot 258  0xffff810000000000  writable alias of all guest-physical memory
+ *              (kernel views only), 2 MiB pages: how the Host stores to
+ *              page tables and guest frames
+ *
+ * Guest-physical ("machine") memory: frames [0, PERCH_PRIVATE_FRAMES) are
+ * perch's (page tables of the hole, Switcher, Host, shared_info, M2P); the
+ * guest's pseudo-physical frame N is machine frame guest_mfn_base + N.
+ */
+#ifndef PERCH_ABI_LAYOUT_H
+#define PERCH_ABI_LAYOUT_H
+
+/* Constants are shared with assembly and linker scripts, hence U64(). */
+#include "xen.h"
+#ifdef __ASSEMBLER__
+#define U64(x) x
+#else
+#include <stdint.h>
+#define U64(x) x##ull
+#endif
+
+#define PERCH_SLOT_FIRST        257
+#define PERCH_REGION_VA         U64(0xffff808000000000)
+#define PERCH_ALIAS_SLOT        258
+#define PERCH_ALIAS_VA          U64(0xffff810000000000)
+#define XEN_HOLE_START          U64(0xffff800000000000)
+#define XEN_HOLE_END            U64(0xffff880000000000)
+
+/* +0 GiB: shared Switcher pages. */
+#define SW_GDT_VA          (PERCH_REGION_VA + 0x000000)  /* 16 pages, 64 KiB */
+#define SW_GDT_PAGES       16
+#define SW_TSS_VA          (PERCH_REGION_VA + 0x010000)
+#define SW_HANDOFF_VA      (PERCH_REGION_VA + 0x011000)  /* 256 prebuilt iret frames */
+#define SW_HANDOFF_PAGES   3
+#define SW_DF_STACK_VA     (PERCH_REGION_VA + 0x014000)  /* one page, IST3 */
+#define SW_CODE_VA         (PERCH_REGION_VA + 0x020000)  /* Switcher text */
+#define SW_CODE_MAX        0x10000
+
+/* +1 GiB: pages that differ between views. */
+#define SW_VIEW_VA         (PERCH_REGION_VA + 0x40000000)
+#define SW_IDT_VA          (SW_VIEW_VA + 0x0000)
+#define SW_EXC_STACK_VA    (SW_VIEW_VA + 0x1000)   /* IST4 and RSP0: exceptions */
+#define SW_IRQ_STACK_VA    (SW_VIEW_VA + 0x2000)   /* IST1: interrupts */
+#define SW_BP_STACK_VA     (SW_VIEW_VA + 0x3000)   /* IST2: int3, services */
+#define SW_GATE_VA         (SW_VIEW_VA + 0x4000)   /* service gates (kernel view) */
+#define SW_STACK_TOP(va)   ((va) + 0x1000)
+
+/*
+ * Service gates: the Host jumps (or calls) here; each gate is an `int3` the
+ * Switcher recognises by its return address. 16 bytes apart.
+ *   RESUME      rsp -> iret frame; the Switcher iretq's to it.
+ *   CR3_RESUME  rax = new CR3, rsp -> [saved rax][iret frame]: load CR3
+ *               (which also flushes the TLB), restore rax, iretq.
+ *   EXIT        `call` it: the Switcher leaves the VM for the Launcher with
+ *               an `out` to PERCH_EXIT_PORT, then returns to the caller.
+ */
+#define SW_GATE_RESUME      (SW_GATE_VA + 0x00)
+#define SW_GATE_CR3_RESUME  (SW_GATE_VA + 0x10)
+#define SW_GATE_EXIT        (SW_GATE_VA + 0x20)
+
+/* +2 GiB: the Host image (text, data, stacks, the shared page). */
+#define HOST_IMAGE_VA      (PERCH_REGION_VA + U64(0x80000000))
+#define HOST_IMAGE_MAX     U64(0x200000)
+#define HOST_DOORBELL_VA   (HOST_IMAGE_VA + U64(0x3ff00000))  /* ioeventfd MMIO page */
+
+/* +3 GiB: machine-to-phys table, 8 bytes per machine frame. */
+#define PERCH_M2P_VA       (PERCH_REGION_VA + U64(0xc0000000))
+#define PERCH_M2P_MAX_BYTES U64(0x40000000)
+
+/* Port the Switcher's `out` uses to reach the Launcher. */
+#define PERCH_EXIT_PORT    0xe0   /* `out imm8`: ports below 256 */
+#define PERCH_FATAL_PORT   0xe1   /* NMI, #DF or #MC in ring 0 */
+
+/* GDT entries perch owns, in Xen's reserved pages (FIRST_RESERVED_GDT_PAGE). */
+#define SW_CS0_SEL         0xe008   /* ring-0 64-bit code */
+#define SW_DS0_SEL         0xe010   /* ring-0 data */
+#define SW_TSS_SEL         0xe040   /* 16-byte 64-bit TSS descriptor */
+
+/*
+ * IST slots of the TSS. Every vector has its own fixed stack, even when it
+ * interrupts ring 0, so the Host always finds the CPU's frame at the top of
+ * a known page: exceptions, interrupts, int3, and the fatal ones (NMI, #DF,
+ * #MC) which never reach the Host.
+ */
+#define SW_IST_IRQ  1
+#define SW_IST_BP   2
+#define SW_IST_DF   3
+#define SW_IST_EXC  4
+
+/* Bytes of one prebuilt iret frame in the handoff pages (rip, cs, rflags,
+ * rsp, ss). */
+#define SW_HANDOFF_FRAME_BYTES 40
+
+/* Pseudo-vector with which the Host marks a hypercall entry (`syscall`). */
+#define PERCH_VECTOR_SYSCALL 256
+
+/* Magic numbers at the start of the images the Launcher loads. */
+#define HOST_IMAGE_MAGIC     U64(0x74736f6868637270)  /* "prchhost" */
+#define SWITCHER_IMAGE_MAGIC U64(0x7477736868637270)  /* "prchhswt" */
+
+#ifndef __ASSEMBLER__
+/*
+ * The headers the Launcher reads at the start of the images it loads into
+ * the VM; offsets are from the image's first byte.
+ */
+
+struct host_image_header {
+    uint64_t magic;
+    uint64_t image_bytes;      /* file bytes to copy, from offset 0 */
+    uint64_t memory_bytes;     /* bytes to map, bss included */
+    uint64_t syscall_entry;    /* VA: MSR_LSTAR */
+    uint64_t vector_entries;   /* VA of 256 entry stubs, 16 bytes apart */
+    uint64_t vector_entry_stride;
+    uint64_t shared_page;      /* VA of struct perch_shared */
+    uint64_t exception_stack_top;  /* VA: Host stack for traps and hypercalls */
+    uint64_t irq_stack_top;        /* VA: Host stack for interrupts */
+};
+
+struct switcher_image_header {
+    uint64_t magic;
+    uint64_t image_bytes;
+    uint64_t vector_stubs;     /* VA of 256 ring-0 stubs, stride below */
+    uint64_t vector_stub_stride;
+    uint64_t gates_offset;     /* file offset of the gate page */
+    uint64_t code_offset;      /* file offset of the pages mapped at SW_CODE_VA */
+};
+
+/*
+ * Why the Host asked the Launcher to act (shared->request.reason), through
+ * the EXIT gate.
+ */
+enum perch_request {
+    PERCH_REQ_NONE = 0,
+    PERCH_REQ_SHUTDOWN,       /* arg0: Xen SHUTDOWN_* reason */
+    PERCH_REQ_CONSOLE_FLUSH,  /* console ring full: drain it */
+    PERCH_REQ_FATAL,          /* the guest broke a rule: message below */
+    PERCH_REQ_COUNT
+};
+
+/* Why the Host was entered, for counting Switcher visits. */
+enum perch_visit {
+    PERCH_VISIT_EXCEPTION = 0,   /* vectors 0-31 from the guest */
+    PERCH_VISIT_INTERRUPT,       /* vectors 32-255 */
+    PERCH_VISIT_SERVICE_RESUME,  /* iret to a frame (mode switch, fault return) */
+    PERCH_VISIT_SERVICE_CR3,     /* CR3 load + iret */
+    PERCH_VISIT_SERVICE_EXIT,    /* the Launcher was needed */
+    PERCH_VISIT_COUNT
+};
+
+#define PERCH_CONSOLE_RING_BYTES 4096u
+#define PERCH_FATAL_MSG_BYTES    160u
+
+/*
+ * One page (two, with the ring) that the Launcher and the Host share. The
+ * Launcher writes `boot` before the vCPU first runs and treats everything
+ * else as untrusted: the guest kernel can reach Host memory by design.
+ */
+struct perch_shared {
+    struct {
+        uint64_t guest_mfn_base;     /* machine frame of pseudo-physical 0 */
+        uint64_t guest_nr_pages;
+        uint64_t machine_frames;     /* frames in the memslot (alias size) */
+        uint64_t kernel_cr3;
+    } boot;
+
+    struct {
+        uint32_t reason;             /* enum perch_request */
+        uint32_t pad;
+        uint64_t arg[4];
+        char message[PERCH_FATAL_MSG_BYTES];
+    } request;
+
+    struct {
+        uint64_t hypercalls[XEN_NR_HYPERCALLS];
+        uint64_t hypercalls_unknown;   /* numbers outside the table */
+        uint64_t visits[PERCH_VISIT_COUNT];
+        uint64_t vectors[256];
+    } stats;
+
+    /* Console output: the Host produces, the Launcher consumes. */
+    uint32_t console_prod;
+    uint32_t console_cons;
+    uint8_t console_ring[PERCH_CONSOLE_RING_BYTES];
+};
+
+#endif /* !__ASSEMBLER__ */
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * Entry point of every perch test guest (the ENTRY note points here; the
+ * notes themselves are in notes.c).
+ *
+ * The builder enters at CPL3 in guest-kernel mode with rsi = the VA of
+ * start_info, rsp = the top of its one-page boot stack, rflags = 0x200 and
+ * the other GPRs zero (xen-pv-boot.md section 2). We record the boot rsp,
+ * move to our own 16 KiB stack in .bss (already zeroed by the builder) and
+ * call rt_start(si), which never returns.
+ */
+#define RT_STACK_SIZE 0x4000
+
+    .section .text.head, "ax", @progbits
+    .globl _start
+    .type _start, @function
+_start:
+    cld
+    mov     %rsp, rt_boot_rsp(%rip)
+    lea     rt_stack_top(%rip), %rsp
+    xor     %ebp, %ebp
+    mov     %rsi, %rdi
+    call    rt_start
+1:  ud2                         /* rt_start does not return */
+    jmp     1b
+    .size _start, . - _start
+
+    .section .bss, "aw", @nobits
+    .balign 4096
+    .globl rt_stack_bottom, rt_stack_top, rt_boot_rsp
+rt_stack_bottom:
+    .skip   RT_STACK_SIZE
+rt_stack_top:
+    .balign 8
+rt_boot_rsp:
+    .skip   8
+
+    .section .note.GNU-stack, "", @progbits

@@ -1,0 +1,40 @@
+/*
+ * The Xen ELF notes of every test guest (xen-pv-boot.md section 1).
+ *
+ * They are written in C rather than in head.S so that the note types come
+ * straight from abi/xen.h (which is C, not includable from assembly). Each
+ * note is one packed, 4-byte aligned object in .note.Xen: namesz, descsz,
+ * type, "Xen\0", then the descriptor padded to 4 bytes. The link script puts
+ * the section in its own PT_NOTE program header.
+ */
+#include "rt.h"
+
+extern char _start[];
+
+#define NOTE_TYPE __attribute__((packed, aligned(4)))
+#define NOTE_VAR  __attribute__((section(".note.Xen"), used, no_reorder, aligned(4)))
+
+#define STR_NOTE(var, ty, str)                                                \
+    static const struct NOTE_TYPE {                                           \
+        uint32_t namesz, descsz, type;                                        \
+        char name[4];                                                         \
+        char desc[sizeof(str)];                                               \
+    } var NOTE_VAR = { 4, sizeof(str), ty, "Xen", str }
+
+#define U64_NOTE(var, ty, value)                                              \
+    static const struct NOTE_TYPE {                                           \
+        uint32_t namesz, descsz, type;                                        \
+        char name[4];                                                         \
+        uint64_t desc;                                                        \
+    } var NOTE_VAR = { 4, sizeof(uint64_t), ty, "Xen", value }
+
+STR_NOTE(note_xen_version,   XEN_ELFNOTE_XEN_VERSION,   "xen-3.0");
+STR_NOTE(note_guest_os,      XEN_ELFNOTE_GUEST_OS,      "perch-test");
+STR_NOTE(note_guest_version, XEN_ELFNOTE_GUEST_VERSION, "1");
+STR_NOTE(note_loader,        XEN_ELFNOTE_LOADER,        "generic");
+STR_NOTE(note_features,      XEN_ELFNOTE_FEATURES,      "");
+STR_NOTE(note_pae_mode,      XEN_ELFNOTE_PAE_MODE,      "yes");
+U64_NOTE(note_virt_base,     XEN_ELFNOTE_VIRT_BASE,     RT_VIRT_BASE);
+U64_NOTE(note_paddr_offset,  XEN_ELFNOTE_PADDR_OFFSET,  0);
+U64_NOTE(note_entry,         XEN_ELFNOTE_ENTRY,         (uint64_t)(uintptr_t)_start);
+U64_NOTE(note_hv_start_low,  XEN_ELFNOTE_HV_START_LOW,  RT_HV_START_LOW);

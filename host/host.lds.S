@@ -1,0 +1,28 @@
+/* The Host image, linked where the Launcher maps it (HOST_IMAGE_VA). The
+ * header comes first and the syscall entry right after it, in the page that
+ * MSR_LSTAR points into. The Switcher's fixed addresses are defined here so
+ * entry.S can reach them RIP-relative. */
+#include "../abi/layout.h"
+
+ENTRY(host_syscall_entry)
+SECTIONS
+{
+    . = HOST_IMAGE_VA;
+    .text : { KEEP(*(.header)) *(.entry) *(.text .text.*) }
+    .rodata : { *(.rodata .rodata.*) *(.data.rel.ro .data.rel.ro.*) }
+    . = ALIGN(4096);
+    .data : { *(.data .data.*) *(.got .got.plt) }
+    host_file_end = .;
+    .bss : { *(.bss .bss.*) *(COMMON) }
+    . = ALIGN(4096);
+    host_memory_end = .;
+    /DISCARD/ : { *(.comment) *(.note*) *(.eh_frame*) *(.interp) *(.dynamic) *(.dynsym) *(.dynstr) *(.hash) *(.gnu.hash) }
+}
+
+switcher_exc_frame = SW_STACK_TOP(SW_EXC_STACK_VA);
+switcher_irq_frame = SW_STACK_TOP(SW_IRQ_STACK_VA);
+switcher_bp_frame = SW_STACK_TOP(SW_BP_STACK_VA);
+switcher_gate_resume = SW_GATE_RESUME;
+switcher_gate_cr3_resume = SW_GATE_CR3_RESUME;
+switcher_gate_exit = SW_GATE_EXIT;
+ASSERT(host_memory_end - HOST_IMAGE_VA <= HOST_IMAGE_MAX, "Host image too large")

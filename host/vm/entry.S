@@ -1,0 +1,153 @@
+/*
+ * How the Host is entered and left. Everything here runs at CPL3.
+ *
+ * Hypercalls: a guest-kernel `syscall` jumps to MSR_LSTAR at CPL3 on these
+ * machines (machine.md), so host_syscall_entry is LSTAR: it saves the
+ * registers as a struct cpu_regs on the Host stack, calls host_hypercall()
+ * and returns to the guest with a plain `jmp`: no ring 0 at all.
+ *
+ * Traps: the Switcher's stub for vector N iretq's to host_vector_entries +
+ * N * 16 on the Host stack (interrupts: the IRQ stack), with the guest's
+ * registers untouched and the CPU's frame left at the top of that vector's
+ * IST page; the entry copies it into a struct cpu_regs and calls host_trap().
+ * Leaving goes through the Switcher's RESUME gate, which restores rsp and
+ * the interrupt flag with one iretq.
+ */
+#include "../../abi/layout.h"
+
+/* Push the general registers so that r15 ends lowest: struct cpu_regs. */
+.macro SAVE_GPRS
+    push %rax
+    push %rbx
+    push %rcx
+    push %rdx
+    push %rsi
+    push %rdi
+    push %rbp
+    push %r8
+    push %r9
+    push %r10
+    push %r11
+    push %r12
+    push %r13
+    push %r14
+    push %r15
+.endm
+
+.macro RESTORE_GPRS
+    pop %r15
+    pop %r14
+    pop %r13
+    pop %r12
+    pop %r11
+    pop %r10
+    pop %r9
+    pop %r8
+    pop %rbp
+    pop %rdi
+    pop %rsi
+    pop %rdx
+    pop %rcx
+    pop %rbx
+    pop %rax
+.endm
+
+    .section .entry, "ax"
+    .global host_syscall_entry
+host_syscall_entry:
+    mov %rsp, guest_rsp_at_syscall(%rip)
+    lea host_stack_top(%rip), %rsp
+    pushq $2                        /* clear DF, AC and TF for the C code; */
+    popfq                           /* IF is not CPL3's to change */
+    pushq $PERCH_VECTOR_SYSCALL
+    pushq $0                        /* error_code */
+    pushq $FLAT_KERNEL_SS64
+    pushq guest_rsp_at_syscall(%rip)
+    pushq %r11                      /* rflags, as `syscall` left it */
+    pushq $FLAT_KERNEL_CS64
+    pushq %rcx                      /* return rip */
+    SAVE_GPRS
+    mov %rsp, %rdi
+    call host_hypercall
+    RESTORE_GPRS
+    /* rsp -> rip, cs, rflags, rsp, ss. `syscall` clobbers rcx and r11 by
+     * definition: they carry rip and rflags back, as sysret would. */
+    mov 0(%rsp), %rcx
+    mov 16(%rsp), %r11
+    pushq 16(%rsp)
+    popfq
+    mov 24(%rsp), %rsp
+    jmp *%rcx
+
+/*
+ * Copy the CPU's frame from the top of an IST page (`top`): ss, rsp, rflags,
+ * cs, rip at -8 .. -40, the error code at -48 when the vector has one.
+ */
+.macro TRAP_COMMON name, top, has_error
+\name:
+    .if \has_error
+    pushq \top-48(%rip)
+    .else
+    pushq $0
+    .endif
+    pushq \top-8(%rip)
+    pushq \top-16(%rip)
+    pushq \top-24(%rip)
+    pushq \top-32(%rip)
+    pushq \top-40(%rip)
+    SAVE_GPRS
+    mov %rsp, %rdi
+    call host_trap
+    mov %rsp, %rdi
+    jmp host_resume
+.endm
+
+    .text
+    TRAP_COMMON trap_exception, switcher_exc_frame, 0
+    TRAP_COMMON trap_exception_error, switcher_exc_frame, 1
+    TRAP_COMMON trap_breakpoint, switcher_bp_frame, 0
+    TRAP_COMMON trap_interrupt, switcher_irq_frame, 0
+
+/* Vectors 8, 10-14, 17, 21, 29 and 30 push an error code. */
+#define HAS_ERROR(v) ((v) == 8 || ((v) >= 10 && (v) <= 14) || (v) == 17 || \
+                      (v) == 21 || (v) == 29 || (v) == 30)
+
+    .balign 16
+    .global host_vector_entries
+host_vector_entries:
+    .set vec, 0
+    .rept 256
+    .balign 16
+    pushq $vec
+    .if vec == 3
+    jmp trap_breakpoint
+    .elseif vec >= 32
+    jmp trap_interrupt
+    .elseif HAS_ERROR(vec)
+    jmp trap_exception_error
+    .else
+    jmp trap_exception
+    .endif
+    .set vec, vec + 1
+    .endr
+
+/* void host_resume(struct cpu_regs *regs): leave through the RESUME gate. */
+    .global host_resume
+host_resume:
+    mov %rdi, %rsp
+    RESTORE_GPRS
+    jmp switcher_gate_resume
+
+    .bss
+    .balign 16
+guest_rsp_at_syscall:
+    .skip 8
+    .balign 16
+host_stack:
+    .skip 16384
+    .global host_stack_top
+host_stack_top:
+host_irq_stack:
+    .skip 8192
+    .global host_irq_stack_top
+host_irq_stack_top:

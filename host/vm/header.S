@@ -1,0 +1,13 @@
+/* The Host image header (struct host_image_header), first in the image. */
+#include "../../abi/layout.h"
+
+    .section .header, "a"
+    .quad HOST_IMAGE_MAGIC
+    .quad host_file_end - HOST_IMAGE_VA
+    .quad host_memory_end - HOST_IMAGE_VA
+    .quad host_syscall_entry
+    .quad host_vector_entries
+    .quad 16
+    .quad perch_shared
+    .quad host_stack_top
+    .quad host_irq_stack_top

@@ -1,0 +1,110 @@
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+void cli_print_help(void)
+{
+    printf(
+"usage: perch run [OPTIONS] KERNEL\n"
+"       perch --help | --version\n"
+"\n"
+"perch boots a Xen-PV-capable kernel as a paravirtual guest on /dev/kvm,\n"
+"with the guest kernel and its processes at CPL3 (as in 64-bit Xen PV).\n"
+"\n"
+"run options:\n"
+"  KERNEL, --kernel FILE  ELF64 kernel with Xen PV ELF notes\n"
+"  -m, --mem MIB          guest memory in MiB (default %d, at most %d)\n"
+"  --initrd FILE          initial ramdisk handed to the guest\n"
+"  --cmdline STRING       guest kernel command line\n"
+"  --stats                when the guest ends, print to stderr hypercalls by\n"
+"                         kind, Switcher (ring-0) visits by reason and exits\n"
+"                         to the Launcher by reason\n"
+"\n"
+"The guest's console (console_io) is written to standard output; perch's\n"
+"own messages go to standard error.\n"
+"\n"
+"exit status:\n"
+"  0    the guest powered off        4    the guest reported a crash\n"
+"  1    perch could not run it       5    the guest broke a rule and was stopped\n"
+"  2    bad command line             6    the guest's watchdog fired\n"
+"  3    the guest asked to reboot    130  interrupted (SIGINT or SIGTERM)\n",
+        DEFAULT_MEM_MIB, MAX_MEM_MIB);
+}
+
+static int parse_mem(const char *s, uint64_t *mib, struct error *e)
+{
+    uint64_t v = 0;
+
+    if (!*s)
+        return fail(e, "--mem needs a number of MiB");
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return fail(e, "--mem '%s' is not a number of MiB", s);
+        v = v * 10 + (*p - '0');
+        if (v > MAX_MEM_MIB)
+            return fail(e, "--mem %s is too large (at most %d MiB)", s, MAX_MEM_MIB);
+    }
+    if (v == 0)
+        return fail(e, "--mem must be at least 1 MiB");
+    *mib = v;
+    return 0;
+}
+
+static int parse_run(int argc, char **argv, struct options *o, struct error *e)
+{
+    static const struct option longopts[] = {
+        { "kernel", required_argument, NULL, 'k' },
+        { "mem", required_argument, NULL, 'm' },
+        { "initrd", required_argument, NULL, 'i' },
+        { "cmdline", required_argument, NULL, 'c' },
+        { "stats", no_argument, NULL, 's' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":m:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'k': o->kernel = optarg; break;
+        case 'm': if (parse_mem(optarg, &o->mem_mib, e)) return -1; break;
+        case 'i': o->initrd = optarg; break;
+        case 'c': o->cmdline = optarg; break;
+        case 's': o->stats = true; break;
+        case 'h': o->command = CMD_HELP; return 0;
+        case ':': return fail(e, "option %s needs a value", argv[optind - 1]);
+        default: return fail(e, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc && !o->kernel)
+        o->kernel = argv[optind++];
+    if (optind < argc)
+        return fail(e, "unexpected argument '%s'", argv[optind]);
+    if (!o->kernel)
+        return fail(e, "no kernel given: perch run KERNEL");
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, struct options *o, struct error *e)
+{
+    memset(o, 0, sizeof(*o));
+    o->mem_mib = DEFAULT_MEM_MIB;
+    if (argc < 2)
+        return fail(e, "no command given");
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        !strcmp(argv[1], "help")) {
+        o->command = CMD_HELP;
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        o->command = CMD_VERSION;
+        return 0;
+    }
+    if (strcmp(argv[1], "run"))
+        return fail(e, "unknown command '%s'", argv[1]);
+    o->command = CMD_RUN;
+    return parse_run(argc - 1, argv + 1, o, e);
+}

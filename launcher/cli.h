@@ -1,0 +1,28 @@
+/* perch's command line: `perch run [OPTIONS] [KERNEL]`, --help, --version. */
+#ifndef PERCH_CLI_H
+#define PERCH_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#define DEFAULT_MEM_MIB 256
+#define MAX_MEM_MIB (64 * 1024)
+
+enum command { CMD_RUN, CMD_HELP, CMD_VERSION };
+
+struct options {
+    enum command command;
+    const char *kernel;
+    const char *initrd;
+    const char *cmdline;
+    uint64_t mem_mib;
+    bool stats;
+};
+
+/* Returns 0, or -1 with e saying what is wrong with the command line. */
+int cli_parse(int argc, char **argv, struct options *o, struct error *e);
+void cli_print_help(void);
+
+#endif

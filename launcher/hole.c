@@ -1,0 +1,307 @@
+#include "hole.h"
+
+#include <string.h>
+
+#include "pagetable.h"
+
+/* Switcher, Host, descriptor tables, stacks and their page tables fit in
+ * 4 MiB with room to spare; the M2P and the alias's tables scale with memory. */
+#define FIXED_PRIVATE_FRAMES 1024
+#define FRAMES_PER_L1 512ull
+#define FRAMES_PER_L2 (512ull * 512)
+
+#define SWITCHER_PAGE (PTE_P | PTE_A)                      /* ring 0, r-x */
+#define SWITCHER_RO   (PTE_P | PTE_A | PTE_NX)             /* ring 0, r-- */
+#define SWITCHER_RW   (PTE_P | PTE_RW | PTE_A | PTE_D | PTE_NX)
+#define HOST_RW       (SWITCHER_RW | PTE_US)               /* CPL3 data */
+#define HOST_RX       (PTE_P | PTE_US | PTE_A)             /* CPL3 code */
+#define HOST_RWX      (PTE_P | PTE_RW | PTE_US | PTE_A | PTE_D)
+
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+uint64_t hole_private_frames(uint64_t nr_pages)
+{
+    uint64_t priv = FIXED_PRIVATE_FRAMES, total;
+
+    /* The M2P covers the private frames too: iterate to a fixed point. */
+    for (int round = 0; round < 4; round++) {
+        total = priv + nr_pages;
+        uint64_t m2p = div_up(total * 8, PAGE_SIZE);
+
+        priv = FIXED_PRIVATE_FRAMES + m2p + div_up(m2p, FRAMES_PER_L1) + 1 +
+               div_up(total, FRAMES_PER_L2) + 1;
+    }
+    /* The alias maps machine memory with 2 MiB pages: end on a 2 MiB line. */
+    total = priv + nr_pages;
+    return priv + (FRAMES_PER_L1 - total % FRAMES_PER_L1) % FRAMES_PER_L1;
+}
+
+static uint64_t alloc_private(void *gm)
+{
+    return gm_alloc_private(gm);
+}
+
+/*
+ * Allocate consecutive private frames for [va, va + bytes), fill them from
+ * `data` (data_bytes of it; the rest stays zero) and map them with `flags`
+ * in the template L4. Returns the first frame, or INVALID_MFN.
+ */
+static uint64_t map_new_range(struct guest_memory *gm, uint64_t l4, uint64_t va,
+                              uint64_t bytes, uint64_t flags, const void *data,
+                              uint64_t data_bytes)
+{
+    uint64_t n = div_up(bytes, PAGE_SIZE), first = INVALID_MFN;
+
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t mfn = gm_alloc_private(gm);
+
+        if (mfn == INVALID_MFN || (i && mfn != first + i))
+            return INVALID_MFN;
+        if (!i)
+            first = mfn;
+    }
+    if (data_bytes)
+        memcpy(gm_frame(gm, first), data, data_bytes);
+    for (uint64_t i = 0; i < n; i++)
+        if (pt_map(gm, l4, va + i * PAGE_SIZE, 1,
+                   ((first + i) << PAGE_SHIFT) | flags, alloc_private, gm))
+            return INVALID_MFN;
+    return first;
+}
+
+/* Like map_new_range, but hands back the host pointer to the first byte. */
+static void *map_new(struct guest_memory *gm, uint64_t l4, uint64_t va,
+                     uint64_t bytes, uint64_t flags)
+{
+    uint64_t mfn = map_new_range(gm, l4, va, bytes, flags, NULL, 0);
+
+    return mfn == INVALID_MFN ? NULL : gm_frame(gm, mfn);
+}
+
+static uint64_t gdt_descriptor(uint8_t access, uint8_t flags_nibble)
+{
+    /* base 0, limit 0xfffff, granularity per flags */
+    return 0xffffull | ((uint64_t)access << 40) | (0xfull << 48) |
+           ((uint64_t)flags_nibble << 52);
+}
+
+/* The GDT: Xen's layout, with perch's descriptors in reserved page 14 and
+ * one shared zero frame behind the guest's 14 pages and page 15. */
+static int build_gdt(struct guest_memory *gm, uint64_t l4)
+{
+    uint64_t *page = map_new(gm, l4, SW_GDT_VA + FIRST_RESERVED_GDT_PAGE * PAGE_SIZE,
+                             PAGE_SIZE, SWITCHER_RO);
+    uint64_t zero = gm_alloc_private(gm);
+    uint64_t tss = SW_TSS_VA;
+
+    if (!page || zero == INVALID_MFN)
+        return -1;
+    for (unsigned i = 0; i < SW_GDT_PAGES; i++)
+        if (i != FIRST_RESERVED_GDT_PAGE &&
+            pt_map(gm, l4, SW_GDT_VA + i * PAGE_SIZE, 1,
+                   (zero << PAGE_SHIFT) | SWITCHER_RO, alloc_private, gm))
+            return -1;
+    /* Accessed bits preset: the CPU never needs to write this page. */
+    page[(SW_CS0_SEL & 0xfff) / 8] = gdt_descriptor(0x9b, 0xa);       /* L, G */
+    page[(SW_DS0_SEL & 0xfff) / 8] = gdt_descriptor(0x93, 0xc);
+    page[(FLAT_RING3_CS32 & 0xfff) / 8] = gdt_descriptor(0xfb, 0xc);
+    page[(FLAT_RING3_DS32 & 0xfff) / 8] = gdt_descriptor(0xf3, 0xc);
+    page[(FLAT_RING3_CS64 & 0xfff) / 8] = gdt_descriptor(0xfb, 0xa);
+    /* Busy 64-bit TSS (type 0xb), as the CPU leaves it after ltr. */
+    page[(SW_TSS_SEL & 0xfff) / 8] = 0x67 | ((tss & 0xffffff) << 16) |
+                                     (0x8bull << 40) | ((tss >> 24 & 0xff) << 56);
+    page[(SW_TSS_SEL & 0xfff) / 8 + 1] = tss >> 32;
+    return 0;
+}
+
+static int build_tss(struct guest_memory *gm, uint64_t l4)
+{
+    uint8_t *tss = map_new(gm, l4, SW_TSS_VA, PAGE_SIZE, SWITCHER_RW);
+    uint64_t rsp0 = SW_STACK_TOP(SW_EXC_STACK_VA);
+    uint64_t ist[8] = {
+        [SW_IST_IRQ] = SW_STACK_TOP(SW_IRQ_STACK_VA),
+        [SW_IST_BP] = SW_STACK_TOP(SW_BP_STACK_VA),
+        [SW_IST_DF] = SW_STACK_TOP(SW_DF_STACK_VA),
+        [SW_IST_EXC] = SW_STACK_TOP(SW_EXC_STACK_VA),
+    };
+
+    if (!tss)
+        return -1;
+    memcpy(tss + 4, &rsp0, 8);
+    for (int i = 1; i < 8; i++)
+        memcpy(tss + 0x24 + (i - 1) * 8, &ist[i], 8);
+    tss[0x66] = 0x68;   /* no I/O bitmap: `in`/`out` at CPL3 fault */
+    return 0;
+}
+
+static unsigned vector_ist(unsigned v)
+{
+    if (v == 3)
+        return SW_IST_BP;
+    if (v == 2 || v == 8 || v == 18)
+        return SW_IST_DF;
+    return v >= 32 ? SW_IST_IRQ : SW_IST_EXC;
+}
+
+static int build_idt(struct guest_memory *gm, uint64_t l4,
+                     const struct switcher_image_header *sw)
+{
+    uint64_t *idt = map_new(gm, l4, SW_IDT_VA, PAGE_SIZE, SWITCHER_RO);
+
+    if (!idt)
+        return -1;
+    for (unsigned v = 0; v < 256; v++) {
+        uint64_t h = sw->vector_stubs + v * sw->vector_stub_stride;
+        uint64_t type = v == 3 ? 0xee : 0x8e;   /* int3 allowed from CPL3 */
+
+        idt[2 * v] = (h & 0xffff) | ((uint64_t)SW_CS0_SEL << 16) |
+                     ((uint64_t)vector_ist(v) << 32) | (type << 40) |
+                     ((h >> 16 & 0xffff) << 48);
+        idt[2 * v + 1] = h >> 32;
+    }
+    return 0;
+}
+
+/* The prebuilt iret frames: vector N enters the Host's entry N. Exceptions
+ * run the Host interruptible; interrupts do not. */
+static int build_handoff(struct guest_memory *gm, uint64_t l4,
+                         const struct host_image_header *h)
+{
+    uint64_t *f = map_new(gm, l4, SW_HANDOFF_VA, SW_HANDOFF_PAGES * PAGE_SIZE,
+                          SWITCHER_RO);
+
+    if (!f)
+        return -1;
+    for (unsigned v = 0; v < 256; v++, f += 5) {
+        f[0] = h->vector_entries + v * h->vector_entry_stride;
+        f[1] = FLAT_KERNEL_CS64;
+        f[2] = v >= 32 ? 0x2 : 0x202;
+        f[3] = v >= 32 ? h->irq_stack_top : h->exception_stack_top;
+        f[4] = FLAT_KERNEL_SS64;
+    }
+    return 0;
+}
+
+static int build_switcher(struct guest_memory *gm, uint64_t l4,
+                          const struct vm_images *img, struct error *e)
+{
+    const struct switcher_image_header *sw = (const void *)img->switcher;
+    uint64_t code_bytes = img->switcher_bytes - sw->code_offset;
+
+    if (img->switcher_bytes < sizeof(*sw) || sw->magic != SWITCHER_IMAGE_MAGIC ||
+        sw->code_offset > img->switcher_bytes || code_bytes > SW_CODE_MAX ||
+        sw->gates_offset + PAGE_SIZE > sw->code_offset)
+        return fail(e, "internal: the embedded Switcher image is malformed");
+    if (map_new_range(gm, l4, SW_GATE_VA, PAGE_SIZE, HOST_RX,
+                      img->switcher + sw->gates_offset, PAGE_SIZE) == INVALID_MFN ||
+        map_new_range(gm, l4, SW_CODE_VA, code_bytes, SWITCHER_PAGE,
+                      img->switcher + sw->code_offset, code_bytes) == INVALID_MFN ||
+        !map_new(gm, l4, SW_DF_STACK_VA, PAGE_SIZE, SWITCHER_RW) ||
+        !map_new(gm, l4, SW_EXC_STACK_VA, PAGE_SIZE, HOST_RW) ||
+        !map_new(gm, l4, SW_IRQ_STACK_VA, PAGE_SIZE, HOST_RW) ||
+        !map_new(gm, l4, SW_BP_STACK_VA, PAGE_SIZE, HOST_RW) ||
+        build_gdt(gm, l4) || build_tss(gm, l4) || build_idt(gm, l4, sw))
+        return fail(e, "out of perch-private memory building the Switcher");
+    return 0;
+}
+
+static bool host_va_inside(const struct host_image_header *h, uint64_t va,
+                           uint64_t bytes)
+{
+    return va >= HOST_IMAGE_VA && va - HOST_IMAGE_VA <= h->memory_bytes &&
+           bytes <= h->memory_bytes - (va - HOST_IMAGE_VA);
+}
+
+/*
+ * The Host image is mapped read-write-execute for the guest kernel's view:
+ * by design the guest kernel can reach the Host (design.md, Boundaries).
+ */
+static int build_host(struct guest_memory *gm, uint64_t l4,
+                      const struct vm_images *img, struct hole *hole,
+                      struct error *e)
+{
+    const struct host_image_header *h = (const void *)img->host;
+    uint64_t first;
+
+    if (img->host_bytes < sizeof(*h) || h->magic != HOST_IMAGE_MAGIC ||
+        img->host_bytes > h->memory_bytes || h->memory_bytes > HOST_IMAGE_MAX ||
+        !host_va_inside(h, h->syscall_entry, 16) ||
+        !host_va_inside(h, h->shared_page, sizeof(struct perch_shared)) ||
+        !host_va_inside(h, h->vector_entries, 256 * h->vector_entry_stride))
+        return fail(e, "internal: the embedded Host image is malformed");
+    first = map_new_range(gm, l4, HOST_IMAGE_VA, h->memory_bytes, HOST_RWX,
+                          img->host, img->host_bytes);
+    if (first == INVALID_MFN || build_handoff(gm, l4, h))
+        return fail(e, "out of perch-private memory loading the Host");
+    hole->lstar = h->syscall_entry;
+    hole->shared = (void *)((uint8_t *)gm_frame(gm, first) +
+                            (h->shared_page - HOST_IMAGE_VA));
+    return 0;
+}
+
+/* M2P: read-only for the guest kernel, one entry per machine frame. */
+static int build_m2p(struct guest_memory *gm, uint64_t l4, struct hole *hole)
+{
+    uint64_t frames = gm->bytes / PAGE_SIZE;
+    uint64_t *m2p = map_new(gm, l4, PERCH_M2P_VA, frames * 8, PTE_P | PTE_US |
+                            PTE_A | PTE_NX);
+
+    if (!m2p || frames * 8 > PERCH_M2P_MAX_BYTES)
+        return -1;
+    for (uint64_t mfn = 0; mfn < frames; mfn++)
+        m2p[mfn] = mfn >= gm->guest_mfn_base ? mfn - gm->guest_mfn_base
+                                             : INVALID_P2M_ENTRY;
+    hole->m2p_entries = frames;
+    return 0;
+}
+
+/* The Host's writable alias of all machine memory, in 2 MiB pages. */
+static int build_alias(struct guest_memory *gm, uint64_t l4)
+{
+    for (uint64_t gpa = 0; gpa < gm->bytes; gpa += 512 * PAGE_SIZE)
+        if (pt_map(gm, l4, PERCH_ALIAS_VA + gpa, 2,
+                   gpa | PTE_PS | HOST_RW, alloc_private, gm))
+            return -1;
+    return 0;
+}
+
+int hole_build(struct guest_memory *gm, const struct vm_images *images,
+               struct hole *hole, struct error *e)
+{
+    uint64_t l4 = gm_alloc_private(gm);
+
+    memset(hole, 0, sizeof(*hole));
+    if (l4 == INVALID_MFN)
+        return fail(e, "out of perch-private memory");
+    hole->template_l4_mfn = l4;
+    if (build_switcher(gm, l4, images, e) || build_host(gm, l4, images, hole, e))
+        return -1;
+    hole->shared_info_mfn = gm_alloc_private(gm);
+    hole->doorbell_gpa = gm->bytes;   /* first address past the memslot */
+    if (hole->shared_info_mfn == INVALID_MFN || build_m2p(gm, l4, hole) ||
+        build_alias(gm, l4) ||
+        pt_map(gm, l4, HOST_DOORBELL_VA, 1, hole->doorbell_gpa | HOST_RW |
+               PTE_PCD | PTE_PWT, alloc_private, gm))
+        return fail(e, "out of perch-private memory building the hole");
+    return 0;
+}
+
+int hole_install(struct guest_memory *gm, const struct hole *hole,
+                 uint64_t l4_mfn, struct error *e)
+{
+    const uint64_t *template = gm_frame(gm, hole->template_l4_mfn);
+    uint64_t *l4 = gm_frame(gm, l4_mfn);
+
+    if (!l4 || !template)
+        return fail(e, "internal: L4 frame %#lx outside guest memory", l4_mfn);
+    l4[PERCH_SLOT_FIRST] = template[PERCH_SLOT_FIRST];
+    l4[PERCH_ALIAS_SLOT] = template[PERCH_ALIAS_SLOT];
+    hole->shared->boot.guest_mfn_base = gm->guest_mfn_base;
+    hole->shared->boot.guest_nr_pages = gm->nr_pages;
+    hole->shared->boot.machine_frames = gm->bytes / PAGE_SIZE;
+    hole->shared->boot.kernel_cr3 = l4_mfn << PAGE_SHIFT;
+    return 0;
+}

@@ -1,0 +1,53 @@
+/*
+ * perch's part of the VM: the Switcher's and the Host's frames and the page
+ * tables of the hypervisor hole, built in perch-private machine frames
+ * before the vCPU first runs (the layout is in abi/layout.h).
+ *
+ * hole_build() fills a template L4 whose slots 257 (Switcher, Host, M2P) and
+ * 258 (the alias of machine memory) are then copied into every guest-kernel
+ * L4 by hole_install(), as Xen fills its slots into every validated L4.
+ */
+#ifndef PERCH_HOLE_H
+#define PERCH_HOLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../abi/layout.h"
+#include "error.h"
+#include "guest_memory.h"
+
+/* The images perch carries inside its own binary (launcher/embedded_images.S). */
+struct vm_images {
+    const uint8_t *host;
+    size_t host_bytes;
+    const uint8_t *switcher;
+    size_t switcher_bytes;
+};
+
+struct hole {
+    uint64_t template_l4_mfn;
+    uint64_t shared_info_mfn;
+    uint64_t doorbell_gpa;          /* ioeventfd address, outside the memslot */
+    uint64_t lstar;                 /* the Host's syscall entry */
+    struct perch_shared *shared;    /* Launcher's pointer to the shared page */
+    uint64_t m2p_entries;           /* max_mfn + 1 */
+};
+
+/* Private frames to reserve for a guest of nr_pages: tables, Switcher,
+ * Host, M2P. */
+uint64_t hole_private_frames(uint64_t nr_pages);
+
+/* Load the Switcher and the Host and build the hole's tables. */
+int hole_build(struct guest_memory *gm, const struct vm_images *images,
+               struct hole *hole, struct error *e);
+
+/* Copy the hole's slots into a guest-kernel L4 and record it as the kernel
+ * CR3 the Host starts with. */
+int hole_install(struct guest_memory *gm, const struct hole *hole,
+                 uint64_t l4_mfn, struct error *e);
+
+/* The embedded images (launcher/embedded_images.S). */
+void vm_images_get(struct vm_images *images);
+
+#endif

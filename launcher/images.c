@@ -1,0 +1,12 @@
+#include "hole.h"
+
+extern const uint8_t perch_host_image[], perch_host_image_end[];
+extern const uint8_t perch_switcher_image[], perch_switcher_image_end[];
+
+void vm_images_get(struct vm_images *images)
+{
+    images->host = perch_host_image;
+    images->host_bytes = perch_host_image_end - perch_host_image;
+    images->switcher = perch_switcher_image;
+    images->switcher_bytes = perch_switcher_image_end - perch_switcher_image;
+}

@@ -1,0 +1,247 @@
+#include "kvm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../abi/xen.h"
+
+#define MSR_EFER          0xc0000080
+#define MSR_STAR          0xc0000081
+#define MSR_LSTAR         0xc0000082
+#define MSR_CSTAR         0xc0000083
+#define MSR_SYSCALL_MASK  0xc0000084
+#define MSR_FS_BASE       0xc0000100
+#define MSR_GS_BASE       0xc0000101
+#define MSR_KERNEL_GS_BASE 0xc0000102
+
+/* Long mode with paging, the setup machine.md measured: CR0 = PG|AM|WP|NE|
+ * ET|MP|PE, CR4 = PAE|OSFXSR|OSXMMEXCPT|FSGSBASE, EFER = LME|LMA|NXE|SCE. */
+#define BOOT_CR0  0x80050033ull
+#define BOOT_CR4  0x10620ull
+#define BOOT_EFER 0xd01ull
+
+static int open_kvm(struct kvm_vm *vm, struct error *e)
+{
+    vm->kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+    if (vm->kvm_fd < 0) {
+        int err = errno;
+
+        if (err == ENOENT)
+            return fail(e, "/dev/kvm does not exist: this machine offers no KVM");
+        if (err == EACCES || err == EPERM)
+            return fail(e, "cannot open /dev/kvm: permission denied "
+                        "(run as root or join the kvm group)");
+        return fail(e, "cannot open /dev/kvm: %s", strerror(err));
+    }
+    if (ioctl(vm->kvm_fd, KVM_GET_API_VERSION, 0) != KVM_API_VERSION)
+        return fail(e, "/dev/kvm speaks an unsupported KVM API version");
+    return 0;
+}
+
+static int add_memory(struct kvm_vm *vm, const struct guest_memory *gm,
+                      struct error *e)
+{
+    struct kvm_userspace_memory_region region = {
+        .slot = 0,
+        .guest_phys_addr = 0,
+        .memory_size = gm->bytes,
+        .userspace_addr = (uintptr_t)gm->base,
+    };
+
+    if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0)
+        return fail(e, "KVM_SET_USER_MEMORY_REGION (%lu MiB): %s",
+                    gm->bytes >> 20, strerror(errno));
+    return 0;
+}
+
+static int create_vcpu(struct kvm_vm *vm, struct error *e)
+{
+    long bytes;
+
+    vm->vcpu_fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, 0);
+    if (vm->vcpu_fd < 0)
+        return fail(e, "KVM_CREATE_VCPU: %s", strerror(errno));
+    bytes = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+    if (bytes < (long)sizeof(struct kvm_run))
+        return fail(e, "KVM_GET_VCPU_MMAP_SIZE: %s", strerror(errno));
+    vm->run = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+                   vm->vcpu_fd, 0);
+    if (vm->run == MAP_FAILED) {
+        vm->run = NULL;
+        return fail(e, "mmap of the vCPU's run area: %s", strerror(errno));
+    }
+    vm->run_bytes = bytes;
+    vm->sync_regs = ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SYNC_REGS) > 0;
+    if (vm->sync_regs)
+        vm->run->kvm_valid_regs = KVM_SYNC_X86_REGS;
+    return 0;
+}
+
+/* The guest sees the CPUID KVM supports, as machine.md found works. */
+static int set_cpuid(struct kvm_vm *vm, struct error *e)
+{
+    int n = 256;
+    struct kvm_cpuid2 *cpuid = calloc(1, sizeof(*cpuid) +
+                                      n * sizeof(struct kvm_cpuid_entry2));
+    int rc = 0;
+
+    if (!cpuid)
+        return fail(e, "out of memory");
+    cpuid->nent = n;
+    if (ioctl(vm->kvm_fd, KVM_GET_SUPPORTED_CPUID, cpuid) < 0 ||
+        ioctl(vm->vcpu_fd, KVM_SET_CPUID2, cpuid) < 0)
+        rc = fail(e, "setting the vCPU's CPUID: %s", strerror(errno));
+    free(cpuid);
+    return rc;
+}
+
+int kvm_vm_create(struct kvm_vm *vm, const struct guest_memory *gm,
+                  struct error *e)
+{
+    memset(vm, 0, sizeof(*vm));
+    vm->kvm_fd = vm->vm_fd = vm->vcpu_fd = -1;
+    if (open_kvm(vm, e))
+        return -1;
+    vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
+    if (vm->vm_fd < 0)
+        return fail(e, "KVM_CREATE_VM: %s", strerror(errno));
+    if (add_memory(vm, gm, e) || create_vcpu(vm, e) || set_cpuid(vm, e))
+        return -1;
+    return 0;
+}
+
+void kvm_vm_destroy(struct kvm_vm *vm)
+{
+    if (vm->run)
+        munmap(vm->run, vm->run_bytes);
+    if (vm->vcpu_fd >= 0)
+        close(vm->vcpu_fd);
+    if (vm->vm_fd >= 0)
+        close(vm->vm_fd);
+    if (vm->kvm_fd >= 0)
+        close(vm->kvm_fd);
+    vm->run = NULL;
+    vm->kvm_fd = vm->vm_fd = vm->vcpu_fd = -1;
+}
+
+int kvm_doorbell(struct kvm_vm *vm, uint64_t gpa, int *fd, struct error *e)
+{
+    struct kvm_ioeventfd ioe = { .addr = gpa, .len = 4 };
+
+    *fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (*fd < 0)
+        return fail(e, "eventfd: %s", strerror(errno));
+    ioe.fd = *fd;
+    if (ioctl(vm->vm_fd, KVM_IOEVENTFD, &ioe) < 0)
+        return fail(e, "KVM_IOEVENTFD: %s", strerror(errno));
+    return 0;
+}
+
+static struct kvm_segment flat_segment(uint16_t selector, bool code)
+{
+    struct kvm_segment s = {
+        .base = 0, .limit = 0xffffffff, .selector = selector,
+        .type = code ? 0xb : 0x3, .present = 1, .dpl = selector & 3,
+        .db = !code, .s = 1, .l = code, .g = 1,
+    };
+    return s;
+}
+
+static int set_sregs(struct kvm_vm *vm, const struct vcpu_boot *b,
+                     struct error *e)
+{
+    struct kvm_sregs s;
+    struct kvm_segment null_seg = { .unusable = 1 };
+
+    if (ioctl(vm->vcpu_fd, KVM_GET_SREGS, &s) < 0)
+        return fail(e, "KVM_GET_SREGS: %s", strerror(errno));
+    s.cs = flat_segment(b->cs, true);
+    s.ss = flat_segment(b->ss, false);
+    s.ds = s.es = s.fs = s.gs = null_seg;
+    s.tr = (struct kvm_segment){
+        .base = b->tss_base, .limit = 0x67, .selector = b->tss_selector,
+        .type = 0xb, .present = 1,
+    };
+    s.ldt = null_seg;
+    s.gdt.base = b->gdt_base;
+    s.gdt.limit = 0xffff;
+    s.idt.base = b->idt_base;
+    s.idt.limit = 0xfff;
+    s.cr0 = BOOT_CR0;
+    s.cr3 = b->cr3;
+    s.cr4 = BOOT_CR4;
+    s.efer = BOOT_EFER;
+    if (ioctl(vm->vcpu_fd, KVM_SET_SREGS, &s) < 0)
+        return fail(e, "KVM_SET_SREGS: %s", strerror(errno));
+    return 0;
+}
+
+/*
+ * `syscall` at CPL3 lands at LSTAR, still at CPL3 (machine.md); SFMASK 0
+ * keeps the interrupt flag as it was. STAR names the ring-0 selectors for
+ * completeness and the flat user selectors for sysret.
+ */
+static int set_msrs(struct kvm_vm *vm, const struct vcpu_boot *b,
+                    struct error *e)
+{
+    struct {
+        struct kvm_msrs head;
+        struct kvm_msr_entry entries[7];
+    } m = { .head.nmsrs = 7 };
+    const struct kvm_msr_entry values[7] = {
+        { .index = MSR_STAR,
+          .data = ((uint64_t)(FLAT_RING3_CS32) << 48) | (0xe008ull << 32) },
+        { .index = MSR_LSTAR, .data = b->lstar },
+        { .index = MSR_CSTAR, .data = 0 },
+        { .index = MSR_SYSCALL_MASK, .data = 0 },
+        { .index = MSR_FS_BASE, .data = 0 },
+        { .index = MSR_GS_BASE, .data = 0 },
+        { .index = MSR_KERNEL_GS_BASE, .data = 0 },
+    };
+
+    memcpy(m.entries, values, sizeof(values));
+    if (ioctl(vm->vcpu_fd, KVM_SET_MSRS, &m) != 7)
+        return fail(e, "KVM_SET_MSRS: the vCPU refused a syscall MSR");
+    return 0;
+}
+
+int kvm_vcpu_boot(struct kvm_vm *vm, const struct vcpu_boot *boot,
+                  struct error *e)
+{
+    struct kvm_regs regs = {
+        .rip = boot->rip, .rsp = boot->rsp, .rsi = boot->rsi,
+        .rflags = boot->rflags,
+    };
+
+    if (set_sregs(vm, boot, e) || set_msrs(vm, boot, e))
+        return -1;
+    if (ioctl(vm->vcpu_fd, KVM_SET_REGS, &regs) < 0)
+        return fail(e, "KVM_SET_REGS: %s", strerror(errno));
+    return 0;
+}
+
+int kvm_vcpu_run(struct kvm_vm *vm, struct error *e)
+{
+    if (ioctl(vm->vcpu_fd, KVM_RUN, 0) == 0)
+        return 0;
+    if (errno == EINTR || errno == EAGAIN)
+        return 1;
+    return fail(e, "KVM_RUN: %s", strerror(errno));
+}
+
+uint64_t kvm_vcpu_rip(struct kvm_vm *vm)
+{
+    struct kvm_regs regs;
+
+    if (vm->sync_regs)
+        return vm->run->s.regs.regs.rip;
+    if (ioctl(vm->vcpu_fd, KVM_GET_REGS, &regs) < 0)
+        return 0;
+    return regs.rip;
+}

@@ -1,0 +1,38 @@
+/*
+ * perch: the Launcher's entry point. It parses the command line and runs
+ * the command; every failure below ends up here as one line on stderr and
+ * a non-zero exit status (launcher/status.h).
+ */
+#include <stdio.h>
+
+#include "cli.h"
+#include "launch.h"
+#include "status.h"
+
+#define PERCH_VERSION "0.1"
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    struct error e = { "" };
+    int status;
+
+    if (cli_parse(argc, argv, &o, &e)) {
+        fprintf(stderr, "perch: %s\ntry 'perch --help'\n", e.msg);
+        return STATUS_USAGE;
+    }
+    switch (o.command) {
+    case CMD_HELP:
+        cli_print_help();
+        return 0;
+    case CMD_VERSION:
+        printf("perch %s\n", PERCH_VERSION);
+        return 0;
+    case CMD_RUN:
+        break;
+    }
+    status = launch(&o, &e);
+    if (e.msg[0])
+        fprintf(stderr, "perch: %s\n", e.msg);
+    return status;
+}

@@ -1,0 +1,34 @@
+#include "pagetable.h"
+
+#include "../abi/xen.h"
+
+int pt_map(struct guest_memory *gm, uint64_t l4_mfn, uint64_t va, int level,
+           uint64_t entry, pt_alloc_fn alloc, void *ctx)
+{
+    uint64_t table_mfn = l4_mfn;
+
+    for (int l = 4; l > level; l--) {
+        uint64_t *table = gm_frame(gm, table_mfn);
+        uint64_t *slot;
+
+        if (!table)
+            return -1;
+        slot = &table[pt_index(va, l)];
+        if (!(*slot & PTE_P)) {
+            uint64_t mfn = alloc(ctx);
+
+            if (mfn == INVALID_MFN)
+                return -1;
+            *slot = (mfn << PAGE_SHIFT) | PT_TABLE_FLAGS;
+        } else if (*slot & PTE_PS) {
+            return -1;
+        }
+        table_mfn = (*slot & PTE_ADDR_MASK) >> PAGE_SHIFT;
+    }
+    uint64_t *table = gm_frame(gm, table_mfn);
+
+    if (!table)
+        return -1;
+    table[pt_index(va, level)] = entry;
+    return 0;
+}

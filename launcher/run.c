@@ -1,0 +1,177 @@
+#include "run.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include "status.h"
+
+const char *const exit_kind_names[EXIT_KIND_COUNT] = {
+    [EXIT_REQUEST_SHUTDOWN] = "shutdown request",
+    [EXIT_REQUEST_CONSOLE] = "console ring full",
+    [EXIT_REQUEST_FATAL] = "guest stopped by the Host",
+    [EXIT_RING0_FATAL] = "ring-0 fatal (NMI, #DF, #MC)",
+    [EXIT_SIGNAL] = "signal",
+    [EXIT_OTHER] = "other",
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+    stop_signal = sig;
+}
+
+static void on_kick(int sig)
+{
+    (void)sig;
+}
+
+void guest_run_signals(void)
+{
+    struct sigaction stop = { .sa_handler = on_stop };
+    struct sigaction kick = { .sa_handler = on_kick };
+
+    sigaction(SIGINT, &stop, NULL);
+    sigaction(SIGTERM, &stop, NULL);
+    sigaction(SIGUSR1, &kick, NULL);
+}
+
+/* Printable copy of the Host's message: it sits in guest-writable memory. */
+static void copy_message(char *dst, size_t size, const volatile char *src)
+{
+    size_t i;
+
+    for (i = 0; i + 1 < size && i < PERCH_FATAL_MSG_BYTES && src[i]; i++)
+        dst[i] = (src[i] >= 0x20 && src[i] < 0x7f) ? src[i] : '?';
+    dst[i] = '\0';
+}
+
+static int shutdown_status(uint64_t reason, struct error *e)
+{
+    switch (reason) {
+    case SHUTDOWN_poweroff:
+        return STATUS_POWEROFF;
+    case SHUTDOWN_reboot:
+        fail(e, "guest requested a reboot");
+        return STATUS_REBOOT;
+    case SHUTDOWN_crash:
+        fail(e, "guest crashed (it asked for SHUTDOWN_crash)");
+        return STATUS_CRASH;
+    case SHUTDOWN_watchdog:
+        fail(e, "guest watchdog fired");
+        return STATUS_WATCHDOG;
+    default:
+        fail(e, "guest asked for shutdown reason %lu, which perch does not "
+             "support", reason);
+        return STATUS_GUEST_STOPPED;
+    }
+}
+
+/* The Host asked for something through the EXIT gate. Returns -1 to keep
+ * running, else the exit status. */
+static int handle_request(struct guest_run *r, struct error *e)
+{
+    volatile struct perch_shared *sh = r->hole->shared;
+    uint32_t reason = sh->request.reason;
+    char msg[PERCH_FATAL_MSG_BYTES + 1];
+
+    switch (reason) {
+    case PERCH_REQ_SHUTDOWN:
+        r->stats.exits[EXIT_REQUEST_SHUTDOWN]++;
+        return shutdown_status(sh->request.arg[0], e);
+    case PERCH_REQ_CONSOLE_FLUSH:
+        r->stats.exits[EXIT_REQUEST_CONSOLE]++;
+        if (console_drain(r->console)) {
+            fail(e, "guest stopped: %s", r->console->problem);
+            return STATUS_GUEST_STOPPED;
+        }
+        return -1;
+    case PERCH_REQ_FATAL:
+        r->stats.exits[EXIT_REQUEST_FATAL]++;
+        copy_message(msg, sizeof(msg), sh->request.message);
+        fail(e, "guest stopped: %s", msg);
+        return STATUS_GUEST_STOPPED;
+    default:
+        r->stats.exits[EXIT_OTHER]++;
+        fail(e, "guest stopped: unknown request %u to the Launcher", reason);
+        return STATUS_GUEST_STOPPED;
+    }
+}
+
+static int handle_io(struct guest_run *r, struct error *e)
+{
+    struct kvm_run *run = r->vm->run;
+
+    if (run->io.direction == KVM_EXIT_IO_OUT && run->io.port == PERCH_EXIT_PORT)
+        return handle_request(r, e);
+    if (run->io.direction == KVM_EXIT_IO_OUT && run->io.port == PERCH_FATAL_PORT) {
+        r->stats.exits[EXIT_RING0_FATAL]++;
+        fail(e, "guest stopped: NMI, double fault or machine check in ring 0 "
+             "(a perch Switcher bug)");
+        return STATUS_GUEST_STOPPED;
+    }
+    r->stats.exits[EXIT_OTHER]++;
+    fail(e, "guest stopped: I/O to port %#x from ring 0 at rip %#lx",
+         run->io.port, kvm_vcpu_rip(r->vm));
+    return STATUS_GUEST_STOPPED;
+}
+
+/* Returns -1 to keep running, else the exit status. */
+static int handle_exit(struct guest_run *r, struct error *e)
+{
+    struct kvm_run *run = r->vm->run;
+
+    switch (run->exit_reason) {
+    case KVM_EXIT_IO:
+        return handle_io(r, e);
+    case KVM_EXIT_MMIO:
+        fail(e, "guest stopped: access to unbacked physical address %#llx "
+             "at rip %#lx", run->mmio.phys_addr, kvm_vcpu_rip(r->vm));
+        break;
+    case KVM_EXIT_SHUTDOWN:
+        fail(e, "guest stopped: the vCPU triple-faulted at rip %#lx "
+             "(a perch Switcher bug)", kvm_vcpu_rip(r->vm));
+        break;
+    case KVM_EXIT_INTERNAL_ERROR:
+        fail(e, "KVM internal error %u at rip %#lx", run->internal.suberror,
+             kvm_vcpu_rip(r->vm));
+        r->stats.exits[EXIT_OTHER]++;
+        return STATUS_ERROR;
+    case KVM_EXIT_FAIL_ENTRY:
+        fail(e, "KVM could not enter the vCPU (hardware reason %#llx)",
+             run->fail_entry.hardware_entry_failure_reason);
+        r->stats.exits[EXIT_OTHER]++;
+        return STATUS_ERROR;
+    default:
+        fail(e, "guest stopped: unexpected KVM exit %u at rip %#lx",
+             run->exit_reason, kvm_vcpu_rip(r->vm));
+        break;
+    }
+    r->stats.exits[EXIT_OTHER]++;
+    return STATUS_GUEST_STOPPED;
+}
+
+int guest_run(struct guest_run *r, struct error *e)
+{
+    for (;;) {
+        int status, rc = kvm_vcpu_run(r->vm, e);
+
+        if (rc < 0)
+            return STATUS_ERROR;
+        if (rc > 0) {
+            r->stats.exits[EXIT_SIGNAL]++;
+            if (stop_signal) {
+                fail(e, "stopped by %s", strsignal(stop_signal));
+                return STATUS_INTERRUPTED;
+            }
+            if (atomic_load(&r->console->broken)) {
+                fail(e, "guest stopped: %s", r->console->problem);
+                return STATUS_GUEST_STOPPED;
+            }
+            continue;
+        }
+        status = handle_exit(r, e);
+        if (status >= 0)
+            return status;
+    }
+}

@@ -1,0 +1,46 @@
+/*
+ * Running the guest: the vCPU loop and what each exit to the Launcher means.
+ * Exits are the expensive currency here (~30 us from guest code), so each
+ * one is counted by reason.
+ */
+#ifndef PERCH_RUN_H
+#define PERCH_RUN_H
+
+#include <stdint.h>
+
+#include "console.h"
+#include "error.h"
+#include "hole.h"
+#include "kvm.h"
+
+enum exit_kind {
+    EXIT_REQUEST_SHUTDOWN,
+    EXIT_REQUEST_CONSOLE,
+    EXIT_REQUEST_FATAL,
+    EXIT_RING0_FATAL,
+    EXIT_SIGNAL,
+    EXIT_OTHER,
+    EXIT_KIND_COUNT
+};
+
+struct run_stats {
+    uint64_t exits[EXIT_KIND_COUNT];
+};
+
+struct guest_run {
+    struct kvm_vm *vm;
+    struct hole *hole;
+    struct console *console;
+    struct run_stats stats;
+};
+
+/* Run until the guest ends; returns perch's exit status (status.h) and, for
+ * anything but a clean end, puts the reason in e. */
+int guest_run(struct guest_run *r, struct error *e);
+
+/* Make SIGINT/SIGTERM stop the guest and SIGUSR1 interrupt KVM_RUN. */
+void guest_run_signals(void);
+
+extern const char *const exit_kind_names[EXIT_KIND_COUNT];
+
+#endif

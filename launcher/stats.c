@@ -1,0 +1,85 @@
+#include "stats.h"
+
+static const char *const hypercall_names[XEN_NR_HYPERCALLS] = {
+    "set_trap_table", "mmu_update", "set_gdt", "stack_switch",
+    "set_callbacks", "fpu_taskswitch", "sched_op_compat", "platform_op",
+    "set_debugreg", "get_debugreg", "update_descriptor", NULL,
+    "memory_op", "multicall", "update_va_mapping", "set_timer_op",
+    "event_channel_op_compat", "xen_version", "console_io",
+    "physdev_op_compat", "grant_table_op", "vm_assist",
+    "update_va_mapping_otherdomain", "iret", "vcpu_op", "set_segment_base",
+    "mmuext_op", "xsm_op", "nmi_op", "sched_op", "callback_op",
+    "xenoprof_op", "event_channel_op", "physdev_op", "hvm_op", "sysctl",
+    "domctl", "kexec_op", "tmem_op", "argo_op", "xenpmu_op", "dm_op",
+    "hypfs_op",
+};
+
+static const char *const visit_names[PERCH_VISIT_COUNT] = {
+    [PERCH_VISIT_EXCEPTION] = "exception",
+    [PERCH_VISIT_INTERRUPT] = "interrupt",
+    [PERCH_VISIT_SERVICE_RESUME] = "service: resume",
+    [PERCH_VISIT_SERVICE_CR3] = "service: cr3 load",
+    [PERCH_VISIT_SERVICE_EXIT] = "service: exit to Launcher",
+};
+
+const char *hypercall_name(unsigned nr)
+{
+    return nr < XEN_NR_HYPERCALLS ? hypercall_names[nr] : NULL;
+}
+
+static void print_hypercalls(FILE *out, const struct perch_shared *sh)
+{
+    uint64_t total = sh->stats.hypercalls_unknown;
+
+    fprintf(out, "  hypercalls (served in the Host):\n");
+    for (unsigned nr = 0; nr < XEN_NR_HYPERCALLS; nr++) {
+        const char *name = hypercall_name(nr);
+
+        total += sh->stats.hypercalls[nr];
+        if (sh->stats.hypercalls[nr])
+            fprintf(out, "    %-28s %12lu\n", name ? name : "(unassigned)",
+                    sh->stats.hypercalls[nr]);
+    }
+    if (sh->stats.hypercalls_unknown)
+        fprintf(out, "    %-28s %12lu\n", "(number out of range)",
+                sh->stats.hypercalls_unknown);
+    fprintf(out, "    %-28s %12lu\n", "total", total);
+}
+
+static void print_visits(FILE *out, const struct perch_shared *sh)
+{
+    uint64_t total = 0;
+
+    fprintf(out, "  Switcher visits (ring 0):\n");
+    for (unsigned v = 0; v < PERCH_VISIT_COUNT; v++) {
+        total += sh->stats.visits[v];
+        if (sh->stats.visits[v])
+            fprintf(out, "    %-28s %12lu\n", visit_names[v], sh->stats.visits[v]);
+    }
+    for (unsigned v = 0; v < 256; v++)
+        if (sh->stats.vectors[v])
+            fprintf(out, "      vector %-21u %12lu\n", v, sh->stats.vectors[v]);
+    fprintf(out, "    %-28s %12lu\n", "total", total);
+}
+
+static void print_exits(FILE *out, const struct run_stats *run)
+{
+    uint64_t total = 0;
+
+    fprintf(out, "  exits to the Launcher:\n");
+    for (unsigned k = 0; k < EXIT_KIND_COUNT; k++) {
+        total += run->exits[k];
+        if (run->exits[k])
+            fprintf(out, "    %-28s %12lu\n", exit_kind_names[k], run->exits[k]);
+    }
+    fprintf(out, "    %-28s %12lu\n", "total", total);
+}
+
+void stats_print(FILE *out, const struct perch_shared *shared,
+                 const struct run_stats *run)
+{
+    fprintf(out, "perch stats:\n");
+    print_hypercalls(out, shared);
+    print_visits(out, shared);
+    print_exits(out, run);
+}

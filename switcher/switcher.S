@@ -1,0 +1,104 @@
+/*
+ * The Switcher: all of perch that runs in ring 0.
+ *
+ * On these machines every ring-0 instruction is emulated (~0.6 us each), so
+ * the Switcher does as little as it can and hands everything else to the
+ * Host, which runs at CPL3 at native speed:
+ *
+ *   - each vector's stub loads rsp with a prebuilt iret frame (built by the
+ *     Launcher in the handoff pages) and iretq's into the Host's entry for
+ *     that vector: two instructions. The CPU's own frame stays on the IST
+ *     stack where the Host reads it.
+ *   - int3 from the Host's service gates asks for a privileged step: resume
+ *     a frame (rsp and rflags.IF restored), load CR3 then resume, or leave
+ *     the VM for the Launcher.
+ *   - NMI, #DF and #MC are fatal: they tell the Launcher and stop.
+ */
+#include "../abi/layout.h"
+
+    .code64
+
+#define STUB_STRIDE 16
+#define HANDOFF(n) (SW_HANDOFF_VA + (n) * SW_HANDOFF_FRAME_BYTES)
+#define LOW32(x) ((x) & 0xffffffff)
+
+/* ---- Image header, read by the Launcher; not mapped into the VM ---- */
+    .section .header, "a"
+    .quad SWITCHER_IMAGE_MAGIC
+    .quad 0                         /* image_bytes: the Launcher knows */
+    .quad vector_stubs
+    .quad STUB_STRIDE
+    .quad 0x1000                    /* gates_offset */
+    .quad 0x2000                    /* code_offset */
+
+/*
+ * ---- Service gates, kernel view only (SW_GATE_VA) ----
+ * The int3 pushes gate+1 as the return address: that is how bp_entry tells
+ * a service request from a guest breakpoint.
+ */
+    .section .gates, "ax"
+gate_resume:
+    int3
+    ud2                             /* never returns here */
+    .balign 16
+gate_cr3_resume:
+    int3
+    ud2
+    .balign 16
+gate_exit:
+    int3
+    ret                             /* back to the Host's `call` */
+    .balign 16
+
+    .text
+
+/* ---- One stub per vector, STUB_STRIDE bytes apart ---- */
+    .balign STUB_STRIDE
+    .global vector_stubs
+vector_stubs:
+    .set vec, 0
+    .rept 256
+    .balign STUB_STRIDE
+    .if vec == 3
+    jmp bp_entry
+    .elseif vec == 2 || vec == 8 || vec == 18
+    jmp fatal_entry
+    .else
+    movabs $HANDOFF(vec), %rsp
+    iretq
+    .endif
+    .set vec, vec + 1
+    .endr
+
+/* int3: a service request from a gate, or a guest breakpoint for the Host. */
+bp_entry:
+    cmpl $LOW32(SW_GATE_RESUME + 1), (%rsp)
+    je svc_resume
+    cmpl $LOW32(SW_GATE_CR3_RESUME + 1), (%rsp)
+    je svc_cr3_resume
+    cmpl $LOW32(SW_GATE_EXIT + 1), (%rsp)
+    je svc_exit
+    movabs $HANDOFF(3), %rsp
+    iretq
+
+/* The Host's rsp at the int3 points at the frame to resume. */
+svc_resume:
+    mov 24(%rsp), %rsp
+    iretq
+
+/* rax holds the new CR3; the guest's rax sits just below the frame. */
+svc_cr3_resume:
+    mov 24(%rsp), %rsp
+    mov %rax, %cr3
+    pop %rax
+    iretq
+
+/* The Launcher reads its request from the shared page. */
+svc_exit:
+    out %al, $PERCH_EXIT_PORT
+    iretq
+
+fatal_entry:
+    out %al, $PERCH_FATAL_PORT
+    hlt
+    jmp fatal_entry

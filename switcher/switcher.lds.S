@@ -1,0 +1,13 @@
+/* The Switcher image: a header page, the gate page, then the code pages.
+ * Load addresses (AT) make the flat binary contiguous; the Launcher maps
+ * the gate page at SW_GATE_VA and the code at SW_CODE_VA. */
+#include "../abi/layout.h"
+
+ENTRY(vector_stubs)
+SECTIONS
+{
+    .header 0 : AT(0) { KEEP(*(.header)) }
+    .gates SW_GATE_VA : AT(0x1000) { *(.gates) }
+    .text SW_CODE_VA : AT(0x2000) { *(.text .text.*) *(.rodata .rodata.*) }
+    /DISCARD/ : { *(.data) *(.bss) *(.note*) *(.comment) *(.eh_frame) }
+}
