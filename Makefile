@@ -38,7 +38,7 @@ SWITCHER_OBJ := $(SWITCHER_S:%.S=$(BUILD)/vm/%.o)
 
 # Test guests: guests/rt is the runtime, every other folder one guest.
 GUEST_CFLAGS := $(VM_CFLAGS) -mcmodel=kernel -fno-pie
-GUEST_RT_SRC := $(wildcard guests/rt/*.c guests/rt/*.S)
+GUEST_RT_SRC := $(wildcard guests/rt/*.c guests/rt/*.S lib/*.c)
 GUEST_RT_OBJ := $(patsubst %,$(BUILD)/vm/%.o,$(basename $(GUEST_RT_SRC)))
 GUEST_NAMES  := $(filter-out rt,$(notdir $(wildcard guests/*)))
 GUESTS       := $(GUEST_NAMES:%=$(BUILD)/guests/%.elf)
@@ -52,8 +52,12 @@ ASAN_BINS  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit-asan/%)
 UNIT_HELPERS := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 SAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all test unit clean
+.PHONY: all run test unit clean
 all: $(BUILD)/perch $(GUESTS)
+
+# The main job: boot the default guest and show it working.
+run: all
+	$(BUILD)/perch run --stats $(BUILD)/guests/hello.elf
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -95,6 +99,9 @@ $(BUILD)/%.bin: $(BUILD)/%.elf
 $(BUILD)/vm/guests/%.o: guests/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -Iguests/rt -c $< -o $@
+$(BUILD)/vm/lib/%.o: lib/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_CFLAGS) -c $< -o $@
 $(BUILD)/vm/guests/%.o: guests/%.S
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -Iguests/rt -c $< -o $@

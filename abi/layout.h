@@ -103,6 +103,14 @@
  * rsp, ss). */
 #define SW_HANDOFF_FRAME_BYTES 40
 
+/*
+ * perch's own hypercall, in Xen's arch-specific slot arch_7: hooks that run
+ * the real slow paths once, so tests and benchmarks can count and time them.
+ */
+#define HYPERVISOR_perch_op          55
+#define PERCH_OP_switcher_roundtrip  0   /* one ring-0 visit (RESUME gate) */
+#define PERCH_OP_launcher_roundtrip  1   /* one exit to the Launcher */
+
 /* Pseudo-vector with which the Host marks a hypercall entry (`syscall`). */
 #define PERCH_VECTOR_SYSCALL 256
 
@@ -146,6 +154,7 @@ enum perch_request {
     PERCH_REQ_SHUTDOWN,       /* arg0: Xen SHUTDOWN_* reason */
     PERCH_REQ_CONSOLE_FLUSH,  /* console ring full: drain it */
     PERCH_REQ_FATAL,          /* the guest broke a rule: message below */
+    PERCH_REQ_PING,           /* nothing to do: PERCH_OP_launcher_roundtrip */
     PERCH_REQ_COUNT
 };
 

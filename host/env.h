@@ -15,6 +15,9 @@ uint8_t *env_alias_base(void);
  * resumes the vCPU. */
 void env_call_launcher(void);
 
+/* Visit ring 0 and come straight back through the RESUME gate. */
+void env_switcher_roundtrip(void);
+
 /* Tell the Launcher there is console output, without an exit (ioeventfd). */
 void env_ring_doorbell(void);
 

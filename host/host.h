@@ -52,6 +52,7 @@ typedef long (*hypercall_fn)(uint64_t a1, uint64_t a2, uint64_t a3,
 long do_console_io(uint64_t cmd, uint64_t len, uint64_t buf, uint64_t, uint64_t);
 long do_sched_op(uint64_t cmd, uint64_t arg, uint64_t, uint64_t, uint64_t);
 long do_xen_version(uint64_t cmd, uint64_t arg, uint64_t, uint64_t, uint64_t);
+long do_perch_op(uint64_t cmd, uint64_t, uint64_t, uint64_t, uint64_t);
 
 /* Ask the Launcher to act on perch_shared.request; returns when it resumes
  * the vCPU (for a shutdown or a fatal request it never does). */

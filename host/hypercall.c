@@ -9,6 +9,7 @@ static const hypercall_fn hypercall_table[XEN_NR_HYPERCALLS] = {
     [HYPERVISOR_console_io] = do_console_io,
     [HYPERVISOR_xen_version] = do_xen_version,
     [HYPERVISOR_sched_op] = do_sched_op,
+    [HYPERVISOR_perch_op] = do_perch_op,
 };
 
 void host_hypercall(struct cpu_regs *regs)

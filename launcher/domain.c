@@ -434,6 +434,21 @@ static uint64_t min_guest_pages(const struct pv_image *img,
     return n;
 }
 
+/* Whether it is the initrd that makes the layout too big. */
+static bool fits_without_initrd(const struct guest_memory *gm,
+                                const struct pv_image *img,
+                                const struct domain_config *cfg)
+{
+    struct domain_config bare = *cfg;
+    struct plan p;
+    struct error ignored;
+
+    bare.initrd = NULL;
+    bare.initrd_bytes = 0;
+    return plan_layout(img, &bare, gm->nr_pages, &p, &ignored) == 0 &&
+           p.next_pfn <= gm->nr_pages;
+}
+
 static int check_fits(const struct guest_memory *gm, const struct plan *p,
                       const struct pv_image *img,
                       const struct domain_config *cfg, struct error *e)
@@ -445,7 +460,7 @@ static int check_fits(const struct guest_memory *gm, const struct plan *p,
     need = min_guest_pages(img, cfg, p->next_pfn);
     need_mib = (need * PAGE_SIZE + MIB - 1) / MIB;
     have_mib = gm->nr_pages * PAGE_SIZE / MIB;
-    if (p->have_initrd)
+    if (p->have_initrd && fits_without_initrd(gm, img, cfg))
         return fail(e, "the initrd (%llu KiB) does not fit: guest memory of %llu "
                     "MiB is too small, it needs at least %llu MiB",
                     (unsigned long long)(cfg->initrd_bytes / 1024),
@@ -457,8 +472,8 @@ static int check_fits(const struct guest_memory *gm, const struct plan *p,
 
 /* ---- writing guest memory ---- */
 
-/* Copy len bytes to pseudo-physical address gpa, page by page through
- * gm_pfn() (which bounds-checks every frame). */
+/* Copy len bytes (zeroes when src is NULL) to pseudo-physical address
+ * gpa, page by page through gm_pfn(), which bounds-checks every frame. */
 static int guest_write(const struct guest_memory *gm, uint64_t gpa,
                        const uint8_t *src, uint64_t len)
 {
@@ -487,7 +502,8 @@ static int guest_zero_pfns(const struct guest_memory *gm, uint64_t pfn,
     return guest_write(gm, pfn * PAGE_SIZE, NULL, n * PAGE_SIZE);
 }
 
-static int internal(struct error *e, const char *what)
+/* The plan was checked against guest memory, so this means a bug here. */
+static int not_in_memory(struct error *e, const char *what)
 {
     return fail(e, "domain builder: %s lies outside guest memory", what);
 }
@@ -497,13 +513,13 @@ static int load_kernel(const struct guest_memory *gm, const struct plan *p,
                        const struct pv_image *img, struct error *e)
 {
     if (guest_zero_pfns(gm, p->kernel_pfn, p->kernel_end_pfn - p->kernel_pfn))
-        return internal(e, "the kernel");
+        return not_in_memory(e, "the kernel");
     for (unsigned i = 0; i < img->nr_segments; i++) {
         const struct pv_segment *s = &img->segments[i];
 
         if (guest_write(gm, s->paddr - img->paddr_offset,
                         img->file + s->file_offset, s->filesz))
-            return internal(e, "a kernel segment");
+            return not_in_memory(e, "a kernel segment");
     }
     return 0;
 }
@@ -517,7 +533,7 @@ static int fill_hypercall_page(const struct guest_memory *gm,
         return 0;
     page = gm_pfn(gm, (img->hypercall_page - img->virt_base) / PAGE_SIZE);
     if (!page)
-        return internal(e, "the hypercall page");
+        return not_in_memory(e, "the hypercall page");
     domain_fill_hypercall_page(page);
     return 0;
 }
@@ -530,7 +546,7 @@ static int load_initrd(const struct guest_memory *gm, const struct plan *p,
     if (guest_zero_pfns(gm, p->initrd_pfn, p->initrd_pages) ||
         guest_write(gm, p->initrd_pfn * PAGE_SIZE, cfg->initrd,
                     cfg->initrd_bytes))
-        return internal(e, "the initrd");
+        return not_in_memory(e, "the initrd");
     return 0;
 }
 
@@ -545,7 +561,7 @@ static int fill_p2m(const struct guest_memory *gm, const struct plan *p,
         uint64_t *page = gm_pfn(gm, p->p2m_pfn + i);
 
         if (!page)
-            return internal(e, "the p2m");
+            return not_in_memory(e, "the p2m");
         for (uint64_t j = 0; j < per_page; j++) {
             uint64_t pfn = i * per_page + j;
 
@@ -581,10 +597,14 @@ static int map_page(const struct guest_memory *gm, const struct plan *p,
 
     if (!l4 || !l3 || !l2 || !l1 || !gm_pfn_valid(gm, pfn))
         return -1;
-    l4[(va >> 39) & PT_INDEX_MASK] = table_entry(gm, l3_table_pfn(m, va));
-    l3[(va >> 30) & PT_INDEX_MASK] = table_entry(gm, l2_table_pfn(m, va));
-    l2[(va >> 21) & PT_INDEX_MASK] = table_entry(gm, l1_table_pfn(m, va));
-    l1[(va >> 12) & PT_INDEX_MASK] =
+    /* The index at each level is the VA bits that level translates. */
+    l4[(va >> L4_SLOT_SHIFT) & PT_INDEX_MASK] =
+        table_entry(gm, l3_table_pfn(m, va));
+    l3[(va >> L2_TABLE_SHIFT) & PT_INDEX_MASK] =
+        table_entry(gm, l2_table_pfn(m, va));
+    l2[(va >> L1_TABLE_SHIFT) & PT_INDEX_MASK] =
+        table_entry(gm, l1_table_pfn(m, va));
+    l1[(va >> PAGE_SHIFT) & PT_INDEX_MASK] =
         (gm_pfn_to_mfn(gm, pfn) << PAGE_SHIFT) | prot;
     return 0;
 }
@@ -593,10 +613,10 @@ static int map_range(const struct guest_memory *gm, const struct plan *p,
                      const struct pt_map *m, struct error *e)
 {
     if (guest_zero_pfns(gm, m->pt_pfn, pt_map_tables(m)))
-        return internal(e, "a page table");
+        return not_in_memory(e, "a page table");
     for (uint64_t va = m->va, pfn = m->pfn; va < m->end; va += PAGE_SIZE, pfn++)
         if (map_page(gm, p, m, va, pfn))
-            return internal(e, "a mapped page");
+            return not_in_memory(e, "a mapped page");
     return 0;
 }
 
@@ -662,7 +682,7 @@ static int fill_special_pages(const struct guest_memory *gm,
         guest_zero_pfns(gm, p->store_pfn, 1) ||
         guest_zero_pfns(gm, p->console_pfn, 1) ||
         guest_zero_pfns(gm, p->stack_pfn, BOOT_STACK_PAGES))
-        return internal(e, "a start-of-day page");
+        return not_in_memory(e, "a start-of-day page");
     fill_start_info(si, gm, p, img, cfg);
     return 0;
 }

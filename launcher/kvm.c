@@ -245,3 +245,10 @@ uint64_t kvm_vcpu_rip(struct kvm_vm *vm)
         return 0;
     return regs.rip;
 }
+
+uint32_t kvm_tsc_khz(struct kvm_vm *vm)
+{
+    int khz = ioctl(vm->vcpu_fd, KVM_GET_TSC_KHZ, 0);
+
+    return khz > 0 ? (uint32_t)khz : 0;
+}

@@ -46,6 +46,9 @@ int kvm_vcpu_boot(struct kvm_vm *vm, const struct vcpu_boot *boot,
  * interrupted it, -1 with e filled on failure. */
 int kvm_vcpu_run(struct kvm_vm *vm, struct error *e);
 
+/* The vCPU's TSC rate in kHz (0 if KVM does not say). */
+uint32_t kvm_tsc_khz(struct kvm_vm *vm);
+
 /* The vCPU's rip at the last exit, for diagnostics. */
 uint64_t kvm_vcpu_rip(struct kvm_vm *vm);
 

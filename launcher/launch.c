@@ -118,7 +118,8 @@ int launch(const struct options *o, struct error *e)
         fail(e, "cannot start the console thread");
         goto out;
     }
-    run = (struct guest_run){ .vm = &l.vm, .hole = &l.hole, .console = &console };
+    run = (struct guest_run){ .vm = &l.vm, .hole = &l.hole, .console = &console,
+                              .stats.tsc_khz = kvm_tsc_khz(&l.vm) };
     status = guest_run(&run, e);
     console_stop(&console);
     if (o->stats)

@@ -9,6 +9,7 @@ const char *const exit_kind_names[EXIT_KIND_COUNT] = {
     [EXIT_REQUEST_SHUTDOWN] = "shutdown request",
     [EXIT_REQUEST_CONSOLE] = "console ring full",
     [EXIT_REQUEST_FATAL] = "guest stopped by the Host",
+    [EXIT_REQUEST_PING] = "perch_op launcher round trip",
     [EXIT_RING0_FATAL] = "ring-0 fatal (NMI, #DF, #MC)",
     [EXIT_SIGNAL] = "signal",
     [EXIT_OTHER] = "other",
@@ -85,6 +86,9 @@ static int handle_request(struct guest_run *r, struct error *e)
             fail(e, "guest stopped: %s", r->console->problem);
             return STATUS_GUEST_STOPPED;
         }
+        return -1;
+    case PERCH_REQ_PING:
+        r->stats.exits[EXIT_REQUEST_PING]++;
         return -1;
     case PERCH_REQ_FATAL:
         r->stats.exits[EXIT_REQUEST_FATAL]++;

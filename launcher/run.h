@@ -17,6 +17,7 @@ enum exit_kind {
     EXIT_REQUEST_SHUTDOWN,
     EXIT_REQUEST_CONSOLE,
     EXIT_REQUEST_FATAL,
+    EXIT_REQUEST_PING,
     EXIT_RING0_FATAL,
     EXIT_SIGNAL,
     EXIT_OTHER,
@@ -25,6 +26,7 @@ enum exit_kind {
 
 struct run_stats {
     uint64_t exits[EXIT_KIND_COUNT];
+    uint32_t tsc_khz;         /* to turn the guest's TSC readings into time */
 };
 
 struct guest_run {

@@ -11,7 +11,7 @@ static const char *const hypercall_names[XEN_NR_HYPERCALLS] = {
     "mmuext_op", "xsm_op", "nmi_op", "sched_op", "callback_op",
     "xenoprof_op", "event_channel_op", "physdev_op", "hvm_op", "sysctl",
     "domctl", "kexec_op", "tmem_op", "argo_op", "xenpmu_op", "dm_op",
-    "hypfs_op",
+    "hypfs_op", [HYPERVISOR_perch_op] = "perch_op",
 };
 
 static const char *const visit_names[PERCH_VISIT_COUNT] = {
@@ -79,6 +79,7 @@ void stats_print(FILE *out, const struct perch_shared *shared,
                  const struct run_stats *run)
 {
     fprintf(out, "perch stats:\n");
+    fprintf(out, "  vCPU TSC: %u kHz\n", run->tsc_khz);
     print_hypercalls(out, shared);
     print_visits(out, shared);
     print_exits(out, run);

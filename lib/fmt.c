@@ -45,7 +45,7 @@ static int64_t take_signed(va_list *ap, int longs)
 }
 
 static void put_conversion(struct out *o, char conv, int longs, int width,
-                           char pad, va_list *ap)
+                           char pad, int alt, va_list *ap)
 {
     const char *s;
     int64_t sv;
@@ -60,6 +60,10 @@ static void put_conversion(struct out *o, char conv, int longs, int width,
         put_number(o, take_unsigned(ap, longs), 10, width, pad, 0);
         break;
     case 'x':
+        if (alt) {
+            put(o, '0');
+            put(o, 'x');
+        }
         put_number(o, take_unsigned(ap, longs), 16, width, pad, 0);
         break;
     case 'p':
@@ -88,7 +92,7 @@ int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 
     va_copy(args, ap);
     for (; *fmt; fmt++) {
-        int width = 0, longs = 0;
+        int width = 0, longs = 0, alt = 0;
         char pad = ' ';
 
         if (*fmt != '%') {
@@ -99,6 +103,8 @@ int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
             put(&o, '%');
             continue;
         }
+        if (*fmt == '#')
+            alt = 1, fmt++;
         if (*fmt == '0')
             pad = '0';
         while (*fmt >= '0' && *fmt <= '9')
@@ -107,7 +113,7 @@ int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
             longs++, fmt++;
         if (!*fmt)
             break;
-        put_conversion(&o, *fmt, longs, width, pad, &args);
+        put_conversion(&o, *fmt, longs, width, pad, alt, &args);
     }
     va_end(args);
     if (size)

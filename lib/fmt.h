@@ -1,7 +1,7 @@
 /*
  * printf-style formatting for freestanding code (the Host, the test
  * guests): %s %c %d %i %u %x %p %%, the l/ll/z length modifiers, a field
- * width and '0' padding. Always NUL-terminates; returns the length it
+ * width, '0' padding and '#' (0x before %x). Always NUL-terminates; returns the length it
  * would have written, like vsnprintf.
  */
 #ifndef PERCH_FMT_H

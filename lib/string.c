@@ -2,7 +2,7 @@
  * The memory functions compilers expect even from freestanding code, for
  * the Host and the test guests (the Launcher and the unit tests use libc's).
  */
-#include <stddef.h>
+#include "str.h"
 
 void *memcpy(void *dst, const void *src, size_t n)
 {
@@ -52,4 +52,51 @@ size_t strlen(const char *s)
     while (s[n])
         n++;
     return n;
+}
+
+size_t strnlen(const char *s, size_t max)
+{
+    size_t n = 0;
+
+    while (n < max && s[n])
+        n++;
+    return n;
+}
+
+int strcmp(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return (unsigned char)*a - (unsigned char)*b;
+}
+
+int strncmp(const char *a, const char *b, size_t n)
+{
+    for (; n; n--, a++, b++) {
+        if (*a != *b)
+            return (unsigned char)*a - (unsigned char)*b;
+        if (!*a)
+            break;
+    }
+    return 0;
+}
+
+char *strchr(const char *s, int c)
+{
+    for (;; s++) {
+        if (*s == (char)c)
+            return (char *)s;
+        if (!*s)
+            return NULL;
+    }
+}
+
+char *strstr(const char *haystack, const char *needle)
+{
+    size_t n = strlen(needle);
+
+    for (; *haystack; haystack++)
+        if (!strncmp(haystack, needle, n))
+            return (char *)haystack;
+    return n ? NULL : (char *)haystack;
 }

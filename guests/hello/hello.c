@@ -63,7 +63,7 @@ static void check_unknown_hypercalls(void)
     char what[32];
 
     for (size_t i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++) {
-        snprintf(what, sizeof(what), "hypercall %#lx", nrs[i]);
+        fmt_snprintf(what, sizeof(what), "hypercall %#lx", nrs[i]);
         if (!expect_eq("unknown_hypercall_enosys", what,
                        hypercall0(nrs[i]), -XEN_ENOSYS))
             return;

@@ -16,7 +16,7 @@ static void vfail(const char *name, const char *fmt, va_list ap)
 {
     char reason[PRINTK_MAX / 2];
 
-    vsnprintf(reason, sizeof(reason), fmt, ap);
+    fmt_vsnprintf(reason, sizeof(reason), fmt, ap);
     for (char *p = reason; *p; p++)   /* the result must stay one line */
         if (*p == '\n' || *p == '\r')
             *p = ' ';

@@ -138,6 +138,19 @@ host_resume:
     RESTORE_GPRS
     jmp switcher_gate_resume
 
+/* void env_switcher_roundtrip(void): an iret frame back to ourselves. */
+    .global env_switcher_roundtrip
+env_switcher_roundtrip:
+    mov %rsp, %rax
+    pushq $FLAT_KERNEL_SS64
+    push %rax
+    pushfq
+    pushq $FLAT_KERNEL_CS64
+    lea 1f(%rip), %rax
+    push %rax
+    jmp switcher_gate_resume
+1:  ret
+
     .bss
     .balign 16
 guest_rsp_at_syscall:

@@ -571,6 +571,16 @@ static void initrd_too_big_refused(void)
     CHECK_CONTAINS(f.e.msg, "initrd");
     CHECK_CONTAINS(f.e.msg, "needs at least 80 MiB");
     fx_release(&f);
+
+    /* When the kernel alone does not fit either, the message says so. */
+    CHECK(fx_init(&f, 19 * MIB_PAGES, 0x1000000, 0x200345, 0x300000));
+    f.img.mod_start_pfn = true;
+    f.cfg.initrd = &byte;
+    f.cfg.initrd_bytes = 4096;
+    CHECK(fx_build(&f) == -1);
+    CHECK_CONTAINS(f.e.msg, "too small for the kernel's layout");
+    CHECK_CONTAINS(f.e.msg, "at least 21 MiB");
+    fx_release(&f);
 }
 
 /* ---- the hypercall page ---- */
@@ -704,6 +714,33 @@ static void segment_file_bytes_outside_image_refused(void)
     fx_release(&f);
 }
 
+/* A kernel linked in the top L2 of the address space: a map that fits
+ * works; one that would have to end at 2^64 is refused, not wrapped. */
+static void virt_base_in_the_top_l2(void)
+{
+    struct fixture f;
+    uint64_t top_l2 = 0xffffffffc0000000ull;
+
+    CHECK(fx_init(&f, 64 * MIB_PAGES, 0x1000000, 0x1000, 0x300000));
+    f.img.virt_base = top_l2;
+    f.img.virt_kstart = top_l2 + 0x1000000;
+    f.img.virt_kend = f.img.virt_kstart + 0x300000;
+    f.img.entry = f.img.virt_kstart;
+    CHECK(fx_build(&f) == 0);
+    CHECK(f.out.virt_pgtab_end == top_l2 + 0x1400000);
+    CHECK(walk(&f, f.img.virt_kstart) >> 12 == mfn_of(&f, 0x1000));
+    fx_release(&f);
+
+    CHECK(fx_init(&f, 64 * MIB_PAGES, 0, 0x1000, 0x1000));
+    f.img.virt_base = 0xffffffffffc00000ull;   /* 4 MiB below 2^64 */
+    f.img.virt_kstart = f.img.virt_base;
+    f.img.virt_kend = f.img.virt_base + 0x1000;
+    f.img.entry = f.img.virt_kstart;
+    CHECK(fx_build(&f) == -1);
+    CHECK_CONTAINS(f.e.msg, "one L2");
+    fx_release(&f);
+}
+
 /* A hand-made image whose notes disagree with its segments. */
 static void inconsistent_image_refused(void)
 {
@@ -764,6 +801,7 @@ int main(void)
     RUN(segment_beyond_guest_memory_refused);
     RUN(segment_below_virt_base_refused);
     RUN(segment_file_bytes_outside_image_refused);
+    RUN(virt_base_in_the_top_l2);
     RUN(inconsistent_image_refused);
     RUN(mapped_initrd_beyond_one_l2_refused);
     return check_exit_status();

@@ -1,0 +1,49 @@
+# Helpers for the shell tests under tests/: each check prints one line,
+# "PASS name" or "FAIL name: why", which tests/run counts.
+# Sourced with the repository root as the working directory.
+
+PERCH=${PERCH:-build/perch}
+GUESTS=${GUESTS:-build/guests}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+
+# perch_run NAME ARGS...: run perch with a time limit; leaves status in
+# $status, stdout in $TMP/NAME.out and stderr in $TMP/NAME.err.
+perch_run() {
+    local name=$1
+    shift
+    timeout 60 "$PERCH" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null
+    status=$?
+}
+
+# expect_status NAME WANT: the last perch_run NAME ended with status WANT.
+expect_status() {
+    if [ "$status" -eq "$2" ]; then
+        pass "$1"
+    else
+        fail "$1" "status $status, want $2; stderr: $(head -c 300 "$TMP/$1.err")"
+    fi
+}
+
+# expect_line NAME FILE REGEX: some line of $TMP/NAME.FILE matches.
+expect_line() {
+    if grep -Eq -- "$3" "$TMP/$1.$2"; then
+        pass "$1/$2"
+    else
+        fail "$1/$2" "no line matching '$3' in: $(head -c 300 "$TMP/$1.$2")"
+    fi
+}
+
+# expect_one_line_error NAME: stderr is exactly one 'perch: ...' line
+# (plus the usage hint for command-line errors).
+expect_one_line_error() {
+    if [ "$(grep -c '^perch: ' "$TMP/$1.err")" -eq 1 ] &&
+       [ "$(grep -vc -e '^perch: ' -e "^try 'perch --help'" "$TMP/$1.err")" -eq 0 ]; then
+        pass "$1/one_line"
+    else
+        fail "$1/one_line" "stderr was: $(head -c 300 "$TMP/$1.err")"
+    fi
+}
