@@ -189,12 +189,14 @@ static int build_switcher(struct guest_memory *gm, uint64_t l4,
                           const struct vm_images *img, struct error *e)
 {
     const struct switcher_image_header *sw = (const void *)img->switcher;
-    uint64_t code_bytes = img->switcher_bytes - sw->code_offset;
+    uint64_t code_bytes;
 
     if (img->switcher_bytes < sizeof(*sw) || sw->magic != SWITCHER_IMAGE_MAGIC ||
-        sw->code_offset > img->switcher_bytes || code_bytes > SW_CODE_MAX ||
+        sw->code_offset > img->switcher_bytes ||
+        img->switcher_bytes - sw->code_offset > SW_CODE_MAX ||
         sw->gates_offset + PAGE_SIZE > sw->code_offset)
         return fail(e, "internal: the embedded Switcher image is malformed");
+    code_bytes = img->switcher_bytes - sw->code_offset;
     if (map_new_range(gm, l4, SW_GATE_VA, PAGE_SIZE, HOST_RX,
                       img->switcher + sw->gates_offset, PAGE_SIZE) == INVALID_MFN ||
         map_new_range(gm, l4, SW_CODE_VA, code_bytes, SWITCHER_PAGE,

@@ -31,9 +31,9 @@ expect_status() {
 # expect_line NAME FILE REGEX: some line of $TMP/NAME.FILE matches.
 expect_line() {
     if grep -Eq -- "$3" "$TMP/$1.$2"; then
-        pass "$1/$2"
+        pass "$1/$2 ~ $3"
     else
-        fail "$1/$2" "no line matching '$3' in: $(head -c 300 "$TMP/$1.$2")"
+        fail "$1/$2 ~ $3" "no such line in: $(head -c 300 "$TMP/$1.$2")"
     fi
 }
 

@@ -1,0 +1,46 @@
+# Kernel and initrd files perch cannot use: each gets one 'perch: ...' line
+# naming the file, status 1 and nothing left running.
+. tests/cli/helpers.bash
+
+# The bad files, made from hello.elf where possible.
+mkdir "$TMP/a_directory"
+: >"$TMP/empty"
+echo 'just some text, not a kernel' >"$TMP/text"
+printf '.globl _start\n_start: ret\n' >"$TMP/elf32.s"
+as --32 -o "$TMP/elf32.o" "$TMP/elf32.s" && ld -m elf_i386 -o "$TMP/elf32" "$TMP/elf32.o" ||
+    fail elf32_build "cannot build a 32-bit ELF with as/ld"
+head -c 100 "$HELLO" >"$TMP/truncated_100"
+# Cut in the middle of the first loadable segment's file bytes. (Cutting
+# hello.elf in half only drops debug info and section headers, which a
+# loader does not need.)
+read -r off size < <(readelf -lW "$HELLO" | awk '$1 == "LOAD" && $5 !~ /^0x0*$/ { print $2, $5; exit }')
+head -c $((off + size / 2)) "$HELLO" >"$TMP/truncated_segment"
+cp "$HELLO" "$TMP/bad_magic"
+printf 'X' | dd of="$TMP/bad_magic" bs=1 seek=1 conv=notrunc status=none
+
+# check NAME FILE REGEX: perch run FILE fails with status 1 and a message
+# naming FILE and matching REGEX.
+check() {
+    perch_run "$1" run "$2"
+    expect_error "$1" 1 "$2.*($3)"
+}
+
+check kernel_missing "$TMP/no_such_file" 'No such file'
+check kernel_directory "$TMP/a_directory" 'not a regular file'
+check kernel_empty "$TMP/empty" 'not an ELF'
+check kernel_text "$TMP/text" 'not an ELF'
+check kernel_elf32 "$TMP/elf32" '64-bit'
+check kernel_without_xen_notes /bin/true 'Xen'
+check kernel_truncated_100 "$TMP/truncated_100" 'truncated|past end'
+check kernel_truncated_segment "$TMP/truncated_segment" 'truncated|past end'
+check kernel_bad_magic "$TMP/bad_magic" 'not an ELF'
+
+# hello.elf needs more than 1 MiB (image, page tables, 512 KiB padding).
+perch_run mem_too_small run --mem 1 "$HELLO"
+expect_error mem_too_small 1 'memory.*too small|too small.*memory'
+
+perch_run initrd_missing run --initrd "$TMP/no_such_initrd" "$HELLO"
+expect_error initrd_missing 1 "$TMP/no_such_initrd.*No such file"
+
+perch_run initrd_directory run --initrd "$TMP/a_directory" "$HELLO"
+expect_error initrd_directory 1 "$TMP/a_directory.*not a regular file"

@@ -1,0 +1,247 @@
+/*
+ * The Host's environment for the unit tests (see host_env.h and host/env.h).
+ *
+ * Linked into every unit-test binary, including those that never call the
+ * Host: it defines no main() and only host_env_* names besides the env_*
+ * functions the Host calls.
+ */
+#include "host_env.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../host/env.h"
+#include "../../launcher/hole.h"
+
+uint8_t *host_env_memory;
+uint64_t host_env_frames;
+static uint64_t next_table_frame;
+
+struct host_env_request host_env_log[HOST_ENV_LOG_MAX];
+unsigned host_env_nr_requests;
+unsigned host_env_requests_of[PERCH_REQ_COUNT + 1];
+unsigned host_env_doorbells;
+unsigned host_env_switcher_roundtrips;
+
+uint8_t host_env_console[HOST_ENV_CONSOLE_MAX];
+size_t host_env_console_len;
+uint32_t host_env_console_cons;
+int host_env_console_broken;
+int host_env_flush_stalls;
+static unsigned stalled_flushes;
+
+jmp_buf *host_env_stop_jmp;
+
+/* A Host that keeps asking is stuck in a loop: no test needs this many. */
+#define REQUEST_LIMIT 1000000u
+
+void host_env_reset(uint64_t frames)
+{
+    free(host_env_memory);
+    host_env_memory = NULL;
+    if (frames) {
+        host_env_memory = aligned_alloc(4096, frames * 4096);
+        if (!host_env_memory) {
+            fprintf(stderr, "host_env: cannot allocate %lu frames\n",
+                    (unsigned long)frames);
+            abort();
+        }
+        memset(host_env_memory, 0, frames * 4096);
+    }
+    host_env_frames = frames;
+    next_table_frame = frames;
+    memset(&perch_shared, 0, sizeof(perch_shared));
+    perch_shared.boot.machine_frames = frames;
+
+    memset(host_env_log, 0, sizeof(host_env_log));
+    host_env_nr_requests = 0;
+    memset(host_env_requests_of, 0, sizeof(host_env_requests_of));
+    host_env_doorbells = 0;
+    host_env_switcher_roundtrips = 0;
+    host_env_console_len = 0;
+    host_env_console_cons = 0;
+    host_env_console_broken = 0;
+    host_env_flush_stalls = 0;
+    stalled_flushes = 0;
+    host_env_stop_jmp = NULL;
+}
+
+void *host_env_frame(uint64_t mfn)
+{
+    if (mfn >= host_env_frames) {
+        fprintf(stderr, "host_env: frame %#lx outside machine memory (%lu frames)\n",
+                (unsigned long)mfn, (unsigned long)host_env_frames);
+        abort();
+    }
+    return host_env_memory + mfn * 4096;
+}
+
+uint64_t host_env_alloc_frame(void)
+{
+    if (next_table_frame == 0) {
+        fprintf(stderr, "host_env: out of frames for page tables\n");
+        abort();
+    }
+    next_table_frame--;
+    memset(host_env_frame(next_table_frame), 0, 4096);
+    return next_table_frame;
+}
+
+static unsigned va_index(uint64_t va, int level)
+{
+    return (va >> (12 + 9 * level)) & 511;
+}
+
+uint64_t host_env_map(uint64_t va, uint64_t mfn, uint64_t flags)
+{
+    uint64_t table;
+
+    if (!(perch_shared.boot.kernel_cr3 & PTE_ADDR_MASK))
+        perch_shared.boot.kernel_cr3 = host_env_alloc_frame() << 12;
+    table = perch_shared.boot.kernel_cr3 & PTE_ADDR_MASK;
+    for (int level = 3; level > 0; level--) {
+        uint64_t *entry = (uint64_t *)host_env_frame(table >> 12) + va_index(va, level);
+
+        if (!(*entry & PTE_P))
+            *entry = (host_env_alloc_frame() << 12) | HOST_ENV_TABLE_FLAGS;
+        table = *entry & PTE_ADDR_MASK;
+    }
+    ((uint64_t *)host_env_frame(table >> 12))[va_index(va, 0)] = (mfn << 12) | flags;
+    return table + va_index(va, 0) * 8;
+}
+
+void host_env_map_range(uint64_t va, uint64_t mfn, uint64_t pages, uint64_t flags)
+{
+    for (uint64_t i = 0; i < pages; i++)
+        host_env_map(va + i * 4096, mfn + i, flags);
+}
+
+uint64_t *host_env_pte(uint64_t va, int level)
+{
+    uint64_t table = perch_shared.boot.kernel_cr3 & PTE_ADDR_MASK;
+
+    for (int l = 3;; l--) {
+        uint64_t *entry;
+
+        if ((table >> 12) >= host_env_frames)
+            return NULL;
+        entry = (uint64_t *)(host_env_memory + table) + va_index(va, l);
+        if (l == level)
+            return entry;
+        if (!(*entry & PTE_P))
+            return NULL;
+        table = *entry & PTE_ADDR_MASK;
+    }
+}
+
+const struct host_env_request *host_env_last_request(void)
+{
+    static const struct host_env_request none;
+    unsigned n = host_env_nr_requests;
+
+    if (n == 0)
+        return &none;
+    return &host_env_log[(n < HOST_ENV_LOG_MAX ? n : HOST_ENV_LOG_MAX) - 1];
+}
+
+int host_env_console_drain(void)
+{
+    uint32_t prod = perch_shared.console_prod;
+    uint32_t used = prod - host_env_console_cons;
+
+    if (used > PERCH_CONSOLE_RING_BYTES) {
+        host_env_console_broken = 1;
+        return -1;
+    }
+    for (uint32_t i = 0; i < used; i++) {
+        uint8_t c = perch_shared.console_ring[(host_env_console_cons + i) %
+                                              PERCH_CONSOLE_RING_BYTES];
+
+        if (host_env_console_len < HOST_ENV_CONSOLE_MAX)
+            host_env_console[host_env_console_len++] = c;
+    }
+    host_env_console_cons = prod;
+    perch_shared.console_cons = prod;
+    return 0;
+}
+
+/* The real Launcher never resumes the vCPU after this request. */
+static void stop(const char *why)
+{
+    if (host_env_stop_jmp)
+        longjmp(*host_env_stop_jmp, 1);
+    fprintf(stderr, "host_env: the Host made a request that stops the guest "
+            "(%s) with no HOST_ENV_EXPECT_STOP armed; message: \"%.*s\"\n",
+            why, (int)PERCH_FATAL_MSG_BYTES, perch_shared.request.message);
+    abort();
+}
+
+void env_call_launcher(void)
+{
+    uint32_t reason = perch_shared.request.reason;
+    struct host_env_request *r = NULL;
+
+    if (host_env_nr_requests < HOST_ENV_LOG_MAX)
+        r = &host_env_log[host_env_nr_requests];
+    host_env_nr_requests++;
+    host_env_requests_of[reason < PERCH_REQ_COUNT ? reason : PERCH_REQ_COUNT]++;
+    if (r) {
+        r->reason = reason;
+        r->arg0 = perch_shared.request.arg[0];
+        memcpy(r->message, perch_shared.request.message, PERCH_FATAL_MSG_BYTES);
+        r->message[PERCH_FATAL_MSG_BYTES] = '\0';
+    }
+    if (host_env_nr_requests > REQUEST_LIMIT) {
+        fprintf(stderr, "host_env: %u requests to the Launcher: the Host loops\n",
+                host_env_nr_requests);
+        abort();
+    }
+
+    switch (reason) {
+    case PERCH_REQ_SHUTDOWN:
+        stop("shutdown");
+        break;
+    case PERCH_REQ_FATAL:
+        stop("fatal");
+        break;
+    case PERCH_REQ_CONSOLE_FLUSH:
+        if (host_env_flush_stalls) {
+            if (++stalled_flushes >= HOST_ENV_STALL_LIMIT)
+                stop("console flush: the Launcher stalls");
+            break;
+        }
+        if (host_env_console_drain())
+            stop("console ring index corrupted");
+        break;
+    default:
+        break;   /* PERCH_REQ_PING and the like: nothing to do */
+    }
+}
+
+void env_ring_doorbell(void)
+{
+    host_env_doorbells++;
+}
+
+/* Weak: added to host/env.h after this stand-in was written; whoever owns
+ * perch_op may bring their own. */
+__attribute__((weak)) void env_switcher_roundtrip(void)
+{
+    host_env_switcher_roundtrips++;
+}
+
+uint8_t *env_alias_base(void)
+{
+    return host_env_memory;
+}
+
+/*
+ * launcher/launch.c calls vm_images_get(), which lives in launcher/images.c
+ * with the embedded images the unit tests do not link: no images here. Weak
+ * so that a test that wants real ones can define its own.
+ */
+__attribute__((weak)) void vm_images_get(struct vm_images *images)
+{
+    memset(images, 0, sizeof(*images));
+}
