@@ -8,7 +8,7 @@ void cli_print_help(void)
 {
     printf(
 "usage: perch run [OPTIONS] KERNEL\n"
-"       perch --help | --version\n"
+"       perch -h | --help | --version\n"
 "\n"
 "perch boots a Xen-PV-capable kernel as a paravirtual guest on /dev/kvm,\n"
 "with the guest kernel and its processes at CPL3 (as in 64-bit Xen PV).\n"
@@ -52,6 +52,13 @@ static int parse_mem(const char *s, uint64_t *mib, struct error *e)
     return 0;
 }
 
+/* getopt has passed a long option's word when it complains, but may still be
+ * inside a word of grouped short options: then only optopt names it. */
+static bool is_long_option(const char *word)
+{
+    return word[0] == '-' && word[1] == '-';
+}
+
 static int parse_run(int argc, char **argv, struct options *o, struct error *e)
 {
     static const struct option longopts[] = {
@@ -75,8 +82,14 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'c': o->cmdline = optarg; break;
         case 's': o->stats = true; break;
         case 'h': o->command = CMD_HELP; return 0;
-        case ':': return fail(e, "option %s needs a value", argv[optind - 1]);
-        default: return fail(e, "unknown option '%s'", argv[optind - 1]);
+        case ':':
+            if (is_long_option(argv[optind - 1]))
+                return fail(e, "option %s needs a value", argv[optind - 1]);
+            return fail(e, "option -%c needs a value", optopt);
+        default:
+            if (is_long_option(argv[optind - 1]))
+                return fail(e, "unknown option '%s'", argv[optind - 1]);
+            return fail(e, "unknown option '-%c'", optopt);
         }
     }
     if (optind < argc && !o->kernel)

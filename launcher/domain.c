@@ -191,10 +191,10 @@ static int check_segment(const struct guest_memory *gm,
                     i, (unsigned long long)s->paddr);
     pfn_end = pages_for(s->paddr - img->paddr_offset + s->memsz);
     if (pfn_end > gm->nr_pages)
-        return fail(e, "kernel segment %u (paddr %#llx, %#llx bytes) lies outside "
-                    "guest memory (%llu MiB)", i, (unsigned long long)s->paddr,
-                    (unsigned long long)s->memsz,
-                    (unsigned long long)(gm->nr_pages * PAGE_SIZE / MIB));
+        return fail(e, "guest memory of %llu MiB is too small for this kernel: "
+                    "its segment %u (paddr %#llx, %#llx bytes) ends beyond it",
+                    (unsigned long long)(gm->nr_pages * PAGE_SIZE / MIB), i,
+                    (unsigned long long)s->paddr, (unsigned long long)s->memsz);
     va = s->paddr - img->paddr_offset + img->virt_base;
     if (s->memsz && (va < img->virt_kstart || va + s->memsz > img->virt_kend))
         return fail(e, "kernel segment %u (VA %#llx) lies outside the kernel "
@@ -223,10 +223,11 @@ static int check_kernel(const struct guest_memory *gm,
                     (unsigned long long)img->virt_base);
     if (img->virt_kend <= img->virt_kstart ||
         img->virt_kend - img->virt_base > gm->nr_pages * PAGE_SIZE)
-        return fail(e, "kernel image %#llx-%#llx lies outside guest memory "
-                    "(%llu MiB)", (unsigned long long)img->virt_kstart,
-                    (unsigned long long)img->virt_kend,
-                    (unsigned long long)(gm->nr_pages * PAGE_SIZE / MIB));
+        return fail(e, "guest memory of %llu MiB is too small for this kernel: "
+                    "its image %#llx-%#llx ends beyond it",
+                    (unsigned long long)(gm->nr_pages * PAGE_SIZE / MIB),
+                    (unsigned long long)img->virt_kstart,
+                    (unsigned long long)img->virt_kend);
     if (img->entry < img->virt_kstart || img->entry >= img->virt_kend)
         return fail(e, "kernel entry %#llx lies outside the kernel image",
                     (unsigned long long)img->entry);

@@ -22,7 +22,7 @@ printf 'X' | dd of="$TMP/bad_magic" bs=1 seek=1 conv=notrunc status=none
 # naming FILE and matching REGEX.
 check() {
     perch_run "$1" run "$2"
-    expect_error "$1" 1 "$2.*($3)"
+    expect_error "$1" 1 "${2##*/}.*($3)"
 }
 
 check kernel_missing "$TMP/no_such_file" 'No such file'
@@ -40,7 +40,7 @@ perch_run mem_too_small run --mem 1 "$HELLO"
 expect_error mem_too_small 1 'memory.*too small|too small.*memory'
 
 perch_run initrd_missing run --initrd "$TMP/no_such_initrd" "$HELLO"
-expect_error initrd_missing 1 "$TMP/no_such_initrd.*No such file"
+expect_error initrd_missing 1 "no_such_initrd.*No such file"
 
 perch_run initrd_directory run --initrd "$TMP/a_directory" "$HELLO"
-expect_error initrd_directory 1 "$TMP/a_directory.*not a regular file"
+expect_error initrd_directory 1 "a_directory.*not a regular file"
