@@ -20,7 +20,7 @@ VM_CFLAGS := $(CSTD) $(WARN) -O2 -g -ffreestanding -fno-builtin -nostdlib \
              -mno-red-zone -mgeneral-regs-only -fcf-protection=none \
              -fno-tree-loop-distribute-patterns -MMD -MP
 VM_LDFLAGS := -nostdlib -static -Wl,--build-id=none -Wl,-z,max-page-size=4096 \
-              -Wl,-z,noexecstack
+              -Wl,-z,noexecstack -Wl,--no-warn-rwx-segments
 
 # Host: position-independent code linked at HOST_IMAGE_VA (slot 257 + 2 GiB).
 # host/*.c is the Host's logic (also built into the unit tests); host/vm/

@@ -42,9 +42,9 @@
 #define SW_GDT_VA          (PERCH_REGION_VA + 0x000000)  /* 16 pages, 64 KiB */
 #define SW_GDT_PAGES       16
 #define SW_TSS_VA          (PERCH_REGION_VA + 0x010000)
-#define SW_HANDOFF_VA      (PERCH_REGION_VA + 0x011000)  /* 256 prebuilt iret frames */
-#define SW_HANDOFF_PAGES   3
-#define SW_DF_STACK_VA     (PERCH_REGION_VA + 0x014000)  /* one page, IST3 */
+#define SW_HANDOFF_VA      (PERCH_REGION_VA + 0x011000)  /* 512 prebuilt iret frames */
+#define SW_HANDOFF_PAGES   5                             /* kernel view, then user view */
+#define SW_DF_STACK_VA     (PERCH_REGION_VA + 0x016000)  /* one page, IST3 */
 #define SW_CODE_VA         (PERCH_REGION_VA + 0x020000)  /* Switcher text */
 #define SW_CODE_MAX        0x10000
 
@@ -56,6 +56,17 @@
 #define SW_BP_STACK_VA     (SW_VIEW_VA + 0x3000)   /* IST2: int3, services */
 #define SW_GATE_VA         (SW_VIEW_VA + 0x4000)   /* service gates (kernel view) */
 #define SW_STACK_TOP(va)   ((va) + 0x1000)
+
+/*
+ * Words at the bottom of the exception-stack page, far below any frame: the
+ * kernel CR3 that the user-view stubs load (the Host keeps it current), the
+ * guest's rax, which those stubs need as scratch, and CR2 of a user #PF.
+ * The page is supervisor-only in the user view: guest user code cannot
+ * touch them.
+ */
+#define SW_KERNEL_CR3_SLOT (SW_EXC_STACK_VA + 0x0)
+#define SW_USER_RAX_SLOT   (SW_EXC_STACK_VA + 0x8)
+#define SW_CR2_SLOT        (SW_EXC_STACK_VA + 0x10)   /* user-view #PF */
 
 /*
  * Service gates: the Host jumps (or calls) here; each gate is an `int3` the
@@ -131,7 +142,9 @@ struct host_image_header {
     uint64_t syscall_entry;    /* VA: MSR_LSTAR */
     uint64_t vector_entries;   /* VA of 256 entry stubs, 16 bytes apart */
     uint64_t vector_entry_stride;
+    uint64_t user_vector_entries;  /* the same, for events from guest user */
     uint64_t shared_page;      /* VA of struct perch_shared */
+    uint64_t boot_entry;       /* VA: where the vCPU starts */
     uint64_t exception_stack_top;  /* VA: Host stack for traps and hypercalls */
     uint64_t irq_stack_top;        /* VA: Host stack for interrupts */
 };
@@ -141,6 +154,8 @@ struct switcher_image_header {
     uint64_t image_bytes;
     uint64_t vector_stubs;     /* VA of 256 ring-0 stubs, stride below */
     uint64_t vector_stub_stride;
+    uint64_t user_vector_stubs;    /* the user view's IDT: they load CR3 first */
+    uint64_t user_vector_stub_stride;
     uint64_t gates_offset;     /* file offset of the gate page */
     uint64_t code_offset;      /* file offset of the pages mapped at SW_CODE_VA */
 };
@@ -161,6 +176,7 @@ enum perch_request {
 /* Why the Host was entered, for counting Switcher visits. */
 enum perch_visit {
     PERCH_VISIT_EXCEPTION = 0,   /* vectors 0-31 from the guest */
+    PERCH_VISIT_USER_SYSCALL,    /* guest-user `syscall` (int3 at LSTAR) */
     PERCH_VISIT_INTERRUPT,       /* vectors 32-255 */
     PERCH_VISIT_SERVICE_RESUME,  /* iret to a frame (mode switch, fault return) */
     PERCH_VISIT_SERVICE_CR3,     /* CR3 load + iret */
@@ -182,6 +198,15 @@ struct perch_shared {
         uint64_t guest_nr_pages;
         uint64_t machine_frames;     /* frames in the memslot (alias size) */
         uint64_t kernel_cr3;
+        uint64_t shared_info_mfn;
+        uint64_t tsc_khz;
+        uint64_t wallclock_ns;       /* Unix time at guest TSC 0 */
+        /* What perch writes into every guest L4 it accepts: its slots'
+         * entries for a kernel view (257, 258) and for a user view (257). */
+        uint64_t kernel_slot_257, kernel_slot_258, user_slot_257;
+        /* The guest's start-of-day registers: the Host starts first
+         * (host_boot_entry) and then enters the guest kernel. */
+        uint64_t guest_rip, guest_rsp, guest_rsi;
     } boot;
 
     struct {
@@ -194,6 +219,8 @@ struct perch_shared {
     struct {
         uint64_t hypercalls[XEN_NR_HYPERCALLS];
         uint64_t hypercalls_unknown;   /* numbers outside the table */
+        uint64_t pt_updates;           /* PTEs written by mmu_update & co */
+        uint64_t ptwr_emulations;      /* trapped PTE writes emulated */
         uint64_t visits[PERCH_VISIT_COUNT];
         uint64_t vectors[256];
     } stats;

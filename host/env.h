@@ -6,7 +6,10 @@
 #ifndef PERCH_HOST_ENV_H
 #define PERCH_HOST_ENV_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+struct cpu_regs;
 
 /* Pointer through which machine address 0 is reached (the writable alias). */
 uint8_t *env_alias_base(void);
@@ -20,5 +23,29 @@ void env_switcher_roundtrip(void);
 
 /* Tell the Launcher there is console output, without an exit (ioeventfd). */
 void env_ring_doorbell(void);
+
+/*
+ * Leave the Host for the guest (host/vm/entry.S); none returns. resume goes
+ * through the RESUME gate (one ring-0 visit), resume_cr3 loads a CR3 first
+ * (entering guest user, or a pending flush), return_native needs no ring 0
+ * (guest-kernel frames in the current address space only).
+ */
+_Noreturn void env_resume(struct cpu_regs *regs);
+_Noreturn void env_resume_cr3(struct cpu_regs *regs, uint64_t cr3);
+_Noreturn void env_return_native(struct cpu_regs *regs);
+
+/* The Host's syscall entry (MSR_LSTAR): in a user view the same address
+ * holds an int3, which is how a guest-user `syscall` reaches the Host. */
+uint64_t env_syscall_entry(void);
+
+/* The user-view stubs' slots (abi/layout.h): the guest's rax they saved,
+ * the kernel CR3 they load, and the faulting address of a #PF. */
+uint64_t env_user_rax(void);
+void env_set_kernel_cr3_slot(uint64_t cr3);
+uint64_t env_fault_address(bool from_user);
+
+/* The guest's segment bases, written natively (CR4.FSGSBASE). */
+void env_write_fs_base(uint64_t base);
+void env_write_gs_base(uint64_t base);
 
 #endif

@@ -41,9 +41,16 @@ _Static_assert(offsetof(struct cpu_regs, vector) == 21 * 8, "entry.S vector slot
 /* The page shared with the Launcher (its layout is in abi/layout.h). */
 extern struct perch_shared perch_shared;
 
-/* Entry points called from host/vm/entry.S. */
+/* Entry points called from host/vm/entry.S. host_hypercall returns when
+ * the guest may be resumed natively; the others leave through host_return. */
 void host_hypercall(struct cpu_regs *regs);
+_Noreturn void host_boot(struct cpu_regs *regs);
 void host_trap(struct cpu_regs *regs);
+void host_trap_user(struct cpu_regs *regs);
+
+/* Run hypercall nr with its five arguments, counting it (also what a
+ * multicall entry does). */
+long hypercall_dispatch(uint64_t nr, const uint64_t args[5]);
 
 /* Hypercall handlers: arguments as the guest passed them in rdi, rsi, rdx,
  * r10, r8; the result goes back in rax. */
@@ -53,6 +60,16 @@ long do_console_io(uint64_t cmd, uint64_t len, uint64_t buf, uint64_t, uint64_t)
 long do_sched_op(uint64_t cmd, uint64_t arg, uint64_t, uint64_t, uint64_t);
 long do_xen_version(uint64_t cmd, uint64_t arg, uint64_t, uint64_t, uint64_t);
 long do_perch_op(uint64_t cmd, uint64_t, uint64_t, uint64_t, uint64_t);
+long do_set_trap_table(uint64_t table, uint64_t, uint64_t, uint64_t, uint64_t);
+long do_set_callbacks(uint64_t event, uint64_t failsafe, uint64_t syscall,
+                      uint64_t, uint64_t);
+long do_callback_op(uint64_t cmd, uint64_t arg, uint64_t, uint64_t, uint64_t);
+long do_stack_switch(uint64_t ss, uint64_t sp, uint64_t, uint64_t, uint64_t);
+long do_fpu_taskswitch(uint64_t set, uint64_t, uint64_t, uint64_t, uint64_t);
+long do_set_segment_base(uint64_t which, uint64_t base, uint64_t, uint64_t, uint64_t);
+
+/* iret is no ordinary hypercall: the frame it pops becomes the vCPU's. */
+_Noreturn void do_iret(struct cpu_regs *regs);
 
 /* Ask the Launcher to act on perch_shared.request; returns when it resumes
  * the vCPU (for a shutdown or a fatal request it never does). */

@@ -4,26 +4,49 @@
  * the whole call runs at native speed.
  */
 #include "host.h"
+#include "vcpu.h"
+#include "world.h"
 
 static const hypercall_fn hypercall_table[XEN_NR_HYPERCALLS] = {
+    [HYPERVISOR_set_trap_table] = do_set_trap_table,
+    [HYPERVISOR_stack_switch] = do_stack_switch,
+    [HYPERVISOR_set_callbacks] = do_set_callbacks,
+    [HYPERVISOR_fpu_taskswitch] = do_fpu_taskswitch,
+    [HYPERVISOR_set_segment_base] = do_set_segment_base,
+    [HYPERVISOR_callback_op] = do_callback_op,
     [HYPERVISOR_console_io] = do_console_io,
     [HYPERVISOR_xen_version] = do_xen_version,
     [HYPERVISOR_sched_op] = do_sched_op,
     [HYPERVISOR_perch_op] = do_perch_op,
 };
 
-void host_hypercall(struct cpu_regs *regs)
+long hypercall_dispatch(uint64_t nr, const uint64_t args[5])
 {
-    uint64_t nr = regs->rax;
     hypercall_fn fn;
 
     if (nr >= XEN_NR_HYPERCALLS) {
         perch_shared.stats.hypercalls_unknown++;
-        regs->rax = -XEN_ENOSYS;
-        return;
+        return -XEN_ENOSYS;
     }
     perch_shared.stats.hypercalls[nr]++;
     fn = hypercall_table[nr];
-    regs->rax = fn ? fn(regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8)
-                   : -XEN_ENOSYS;
+    return fn ? fn(args[0], args[1], args[2], args[3], args[4]) : -XEN_ENOSYS;
+}
+
+/*
+ * Returns when the hypercall left nothing for ring 0 to do: the entry code
+ * then goes back to the guest with a jmp. Otherwise (a pending flush or
+ * address-space change) it leaves through host_return.
+ */
+void host_hypercall(struct cpu_regs *regs)
+{
+    const uint64_t args[5] = { regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8 };
+
+    if (regs->rax == HYPERVISOR_iret) {
+        perch_shared.stats.hypercalls[HYPERVISOR_iret]++;
+        do_iret(regs);
+    }
+    regs->rax = hypercall_dispatch(regs->rax, args);
+    if (vcpu0.pending)
+        host_return(regs);
 }

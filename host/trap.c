@@ -1,12 +1,18 @@
 /*
- * Exceptions and interrupts that reached the Host through the Switcher.
+ * Exceptions and interrupts that reached the Host through the Switcher,
+ * from either view, and the guest-user `syscall`, which arrives as an int3
+ * at the LSTAR address of the user view.
  *
- * Until the guest can register a trap table (the PV ABI issue), every
- * exception stops the guest with a precise reason: which vector, where, in
- * whose code. A fault at a Host or Switcher address is perch's own bug and
- * says so.
+ * A guest exception is bounced to the handler the guest kernel registered
+ * with set_trap_table; with none, the guest is stopped with the vector, rip
+ * and error code named. A fault at a Host or Switcher address is perch's
+ * own bug and says so.
  */
+#include "bounce.h"
+#include "env.h"
 #include "host.h"
+#include "vcpu.h"
+#include "world.h"
 
 static const char *const exception_names[32] = {
     "#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
@@ -30,11 +36,56 @@ static bool in_perch_region(uint64_t rip)
     return rip >= PERCH_REGION_VA && rip < PERCH_ALIAS_VA;
 }
 
+static bool has_error_code(uint64_t v)
+{
+    return v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21 || v == 29 || v == 30;
+}
+
 static void count_visit(uint64_t vector)
 {
     perch_shared.stats.vectors[vector & 255]++;
     perch_shared.stats.visits[vector < 32 ? PERCH_VISIT_EXCEPTION
                                           : PERCH_VISIT_INTERRUPT]++;
+}
+
+static _Noreturn void no_handler(struct cpu_regs *regs, const char *mode)
+{
+    uint64_t v = regs->vector;
+
+    host_fatal("guest %s took %s (vector %lu) at rip %lx, error %lx, rsp %lx; "
+               "no trap table yet", mode, vector_name(v), v, regs->rip,
+               regs->error_code, regs->rsp);
+}
+
+/* Deliver exception `v` to the guest kernel's handler. */
+static _Noreturn void bounce_exception(struct cpu_regs *regs)
+{
+    uint64_t v = regs->vector;
+    const struct trap_entry *t = &vcpu0.traps[v];
+    const char *mode = vcpu0.in_kernel ? "kernel" : "user";
+    unsigned flags = (t->disables_events ? BOUNCE_DISABLE_EVENTS : 0) |
+                     (has_error_code(v) ? BOUNCE_ERROR_CODE : 0);
+
+    if (!t->address)
+        no_handler(regs, mode);
+    if (bounce_to_guest(regs, t->address, flags, regs->error_code))
+        host_fatal("guest %s took %s at rip %lx and its kernel stack cannot "
+                   "take the exception frame", mode, vector_name(v), regs->rip);
+    host_return(regs);
+}
+
+static _Noreturn void guest_event(struct cpu_regs *regs, bool from_user)
+{
+    uint64_t v = regs->vector;
+
+    if (v >= 32)
+        host_fatal("unexpected interrupt vector %lu at rip %lx", v, regs->rip);
+    if (v == 14) {
+        bounce_record_fault_address(env_fault_address(from_user));
+        /* The hardware saw CPL3 either way; the guest must see its mode. */
+        regs->error_code = (regs->error_code & ~4ull) | (from_user ? 4 : 0);
+    }
+    bounce_exception(regs);
 }
 
 void host_trap(struct cpu_regs *regs)
@@ -48,7 +99,32 @@ void host_trap(struct cpu_regs *regs)
     if (in_perch_region(regs->rip))
         host_fatal("perch Host fault: %s (vector %lu) at rip %lx, error %lx",
                    vector_name(v), v, regs->rip, regs->error_code);
-    host_fatal("guest took %s (vector %lu) at rip %lx, error %lx, rsp %lx; "
-               "no trap table yet", vector_name(v), v, regs->rip,
-               regs->error_code, regs->rsp);
+    guest_event(regs, false);
+}
+
+/* A guest-user `syscall`: to the kernel's syscall callback, with the frame
+ * Xen builds (rip and rflags as the syscall instruction left them in rcx
+ * and r11), DF cleared as the PV ABI says. */
+static _Noreturn void user_syscall(struct cpu_regs *regs)
+{
+    regs->rip = regs->rcx;
+    regs->rflags = regs->r11;
+    if (bounce_to_guest(regs, vcpu0.syscall_callback,
+                        vcpu0.syscall_disables_events ? BOUNCE_DISABLE_EVENTS : 0, 0))
+        host_fatal("guest user made a system call at rip %lx, but the kernel "
+                   "has no syscall callback or a usable stack", regs->rip);
+    regs->rflags &= ~(1ull << 10);
+    host_return(regs);
+}
+
+void host_trap_user(struct cpu_regs *regs)
+{
+    regs->rax = env_user_rax();
+    world_arrived_from_user();
+    if (regs->vector == 3 && regs->rip == env_syscall_entry() + 1) {
+        perch_shared.stats.visits[PERCH_VISIT_USER_SYSCALL]++;
+        user_syscall(regs);
+    }
+    count_visit(regs->vector);
+    guest_event(regs, true);
 }

@@ -146,15 +146,17 @@ static unsigned vector_ist(unsigned v)
     return v >= 32 ? SW_IST_IRQ : SW_IST_EXC;
 }
 
-static int build_idt(struct guest_memory *gm, uint64_t l4,
-                     const struct switcher_image_header *sw)
+/* An IDT whose vector v enters stubs + v * stride, mapped at SW_IDT_VA in
+ * the view whose L4 is `l4`. */
+static int build_idt(struct guest_memory *gm, uint64_t l4, uint64_t stubs,
+                     uint64_t stride)
 {
     uint64_t *idt = map_new(gm, l4, SW_IDT_VA, PAGE_SIZE, SWITCHER_RO);
 
     if (!idt)
         return -1;
     for (unsigned v = 0; v < 256; v++) {
-        uint64_t h = sw->vector_stubs + v * sw->vector_stub_stride;
+        uint64_t h = stubs + v * stride;
         uint64_t type = v == 3 ? 0xee : 0x8e;   /* int3 allowed from CPL3 */
 
         idt[2 * v] = (h & 0xffff) | ((uint64_t)SW_CS0_SEL << 16) |
@@ -165,8 +167,9 @@ static int build_idt(struct guest_memory *gm, uint64_t l4,
     return 0;
 }
 
-/* The prebuilt iret frames: vector N enters the Host's entry N. Exceptions
- * run the Host interruptible; interrupts do not. */
+/* The prebuilt iret frames: vector N of the kernel view enters the Host's
+ * entry N, of the user view its user entry N. Exceptions run the Host
+ * interruptible; interrupts do not. */
 static int build_handoff(struct guest_memory *gm, uint64_t l4,
                          const struct host_image_header *h)
 {
@@ -175,8 +178,11 @@ static int build_handoff(struct guest_memory *gm, uint64_t l4,
 
     if (!f)
         return -1;
-    for (unsigned v = 0; v < 256; v++, f += 5) {
-        f[0] = h->vector_entries + v * h->vector_entry_stride;
+    for (unsigned i = 0; i < 512; i++, f += 5) {
+        unsigned v = i % 256;
+        uint64_t entries = i < 256 ? h->vector_entries : h->user_vector_entries;
+
+        f[0] = entries + v * h->vector_entry_stride;
         f[1] = FLAT_KERNEL_CS64;
         f[2] = v >= 32 ? 0x2 : 0x202;
         f[3] = v >= 32 ? h->irq_stack_top : h->exception_stack_top;
@@ -205,8 +211,68 @@ static int build_switcher(struct guest_memory *gm, uint64_t l4,
         !map_new(gm, l4, SW_EXC_STACK_VA, PAGE_SIZE, HOST_RW) ||
         !map_new(gm, l4, SW_IRQ_STACK_VA, PAGE_SIZE, HOST_RW) ||
         !map_new(gm, l4, SW_BP_STACK_VA, PAGE_SIZE, HOST_RW) ||
-        build_gdt(gm, l4) || build_tss(gm, l4) || build_idt(gm, l4, sw))
+        build_gdt(gm, l4) || build_tss(gm, l4) ||
+        build_idt(gm, l4, sw->vector_stubs, sw->vector_stub_stride))
         return fail(e, "out of perch-private memory building the Switcher");
+    return 0;
+}
+
+/* Machine address that `va` maps to in the tree under `l4`, or 0. */
+static uint64_t lookup(struct guest_memory *gm, uint64_t l4, uint64_t va)
+{
+    uint64_t table = l4 << PAGE_SHIFT;
+
+    for (int level = 4; level >= 1; level--) {
+        uint64_t *t = gm_frame(gm, table >> PAGE_SHIFT);
+        uint64_t entry = t ? t[pt_index(va, level)] : 0;
+
+        if (!(entry & PTE_P))
+            return 0;
+        table = entry & PTE_ADDR_MASK;
+    }
+    return table;
+}
+
+/* Map the page at `va` of the kernel view's tree into the user view's tree,
+ * same frame, ring 0 only. */
+static int share_supervisor_page(struct guest_memory *gm, uint64_t kl4,
+                                 uint64_t ul4, uint64_t va)
+{
+    uint64_t maddr = lookup(gm, kl4, va);
+
+    return !maddr || pt_map(gm, ul4, va, 1, maddr | SWITCHER_RW, alloc_private, gm);
+}
+
+/*
+ * The user view: the same shared Switcher pages (one L2 for both views), its
+ * own IDT whose stubs load the kernel CR3 first, the IST stacks ring-0 only,
+ * and at the Host's LSTAR address a page of int3 instead of the Host: a
+ * guest-user `syscall` lands there and traps into the Switcher. Nothing of
+ * the Host, the M2P or the alias is mapped.
+ */
+static int build_user_view(struct guest_memory *gm, uint64_t kl4,
+                           const struct vm_images *img, struct hole *hole)
+{
+    const struct switcher_image_header *sw = (const void *)img->switcher;
+    uint64_t ul4 = gm_alloc_private(gm);
+    uint64_t *k4 = gm_frame(gm, kl4), *u4, *ul3, *kl3;
+    uint8_t *trampoline;
+
+    if (ul4 == INVALID_MFN ||
+        build_idt(gm, ul4, sw->user_vector_stubs, sw->user_vector_stub_stride) ||
+        share_supervisor_page(gm, kl4, ul4, SW_EXC_STACK_VA) ||
+        share_supervisor_page(gm, kl4, ul4, SW_IRQ_STACK_VA) ||
+        share_supervisor_page(gm, kl4, ul4, SW_BP_STACK_VA))
+        return -1;
+    trampoline = map_new(gm, ul4, hole->lstar & ~(PAGE_SIZE - 1), PAGE_SIZE, HOST_RX);
+    if (!trampoline)
+        return -1;
+    memset(trampoline, 0xcc, PAGE_SIZE);   /* int3 */
+    u4 = gm_frame(gm, ul4);
+    ul3 = gm_frame(gm, (u4[PERCH_SLOT_FIRST] & PTE_ADDR_MASK) >> PAGE_SHIFT);
+    kl3 = gm_frame(gm, (k4[PERCH_SLOT_FIRST] & PTE_ADDR_MASK) >> PAGE_SHIFT);
+    ul3[0] = kl3[0];
+    hole->user_slot_257 = u4[PERCH_SLOT_FIRST];
     return 0;
 }
 
@@ -231,6 +297,8 @@ static int build_host(struct guest_memory *gm, uint64_t l4,
     if (img->host_bytes < sizeof(*h) || h->magic != HOST_IMAGE_MAGIC ||
         img->host_bytes > h->memory_bytes || h->memory_bytes > HOST_IMAGE_MAX ||
         !host_va_inside(h, h->syscall_entry, 16) ||
+        !host_va_inside(h, h->boot_entry, 16) ||
+        !host_va_inside(h, h->user_vector_entries, 256 * h->vector_entry_stride) ||
         !host_va_inside(h, h->shared_page, sizeof(struct perch_shared)) ||
         !host_va_inside(h, h->vector_entries, 256 * h->vector_entry_stride))
         return fail(e, "internal: the embedded Host image is malformed");
@@ -239,6 +307,7 @@ static int build_host(struct guest_memory *gm, uint64_t l4,
     if (first == INVALID_MFN || build_handoff(gm, l4, h))
         return fail(e, "out of perch-private memory loading the Host");
     hole->lstar = h->syscall_entry;
+    hole->boot_entry = h->boot_entry;
     hole->shared = (void *)((uint8_t *)gm_frame(gm, first) +
                             (h->shared_page - HOST_IMAGE_VA));
     return 0;
@@ -281,6 +350,8 @@ int hole_build(struct guest_memory *gm, const struct vm_images *images,
     hole->template_l4_mfn = l4;
     if (build_switcher(gm, l4, images, e) || build_host(gm, l4, images, hole, e))
         return -1;
+    if (build_user_view(gm, l4, images, hole))
+        return fail(e, "out of perch-private memory building the user view");
     hole->shared_info_mfn = gm_alloc_private(gm);
     hole->doorbell_gpa = gm->bytes;   /* first address past the memslot */
     if (hole->shared_info_mfn == INVALID_MFN || build_m2p(gm, l4, hole) ||
@@ -299,11 +370,17 @@ int hole_install(struct guest_memory *gm, const struct hole *hole,
 
     if (!l4 || !template)
         return fail(e, "internal: L4 frame %#lx outside guest memory", l4_mfn);
+    struct perch_shared *sh = hole->shared;
+
     l4[PERCH_SLOT_FIRST] = template[PERCH_SLOT_FIRST];
     l4[PERCH_ALIAS_SLOT] = template[PERCH_ALIAS_SLOT];
-    hole->shared->boot.guest_mfn_base = gm->guest_mfn_base;
-    hole->shared->boot.guest_nr_pages = gm->nr_pages;
-    hole->shared->boot.machine_frames = gm->bytes / PAGE_SIZE;
-    hole->shared->boot.kernel_cr3 = l4_mfn << PAGE_SHIFT;
+    sh->boot.guest_mfn_base = gm->guest_mfn_base;
+    sh->boot.guest_nr_pages = gm->nr_pages;
+    sh->boot.machine_frames = gm->bytes / PAGE_SIZE;
+    sh->boot.kernel_cr3 = l4_mfn << PAGE_SHIFT;
+    sh->boot.shared_info_mfn = hole->shared_info_mfn;
+    sh->boot.kernel_slot_257 = template[PERCH_SLOT_FIRST];
+    sh->boot.kernel_slot_258 = template[PERCH_ALIAS_SLOT];
+    sh->boot.user_slot_257 = hole->user_slot_257;
     return 0;
 }

@@ -30,6 +30,8 @@ struct hole {
     uint64_t shared_info_mfn;
     uint64_t doorbell_gpa;          /* ioeventfd address, outside the memslot */
     uint64_t lstar;                 /* the Host's syscall entry */
+    uint64_t boot_entry;            /* the vCPU's first instruction */
+    uint64_t user_slot_257;         /* L4 entry of the user view */
     struct perch_shared *shared;    /* Launcher's pointer to the shared page */
     uint64_t m2p_entries;           /* max_mfn + 1 */
 };

@@ -71,9 +71,7 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
 static int start_vm(struct launch *l, struct error *e)
 {
     struct vcpu_boot boot = {
-        .rip = l->layout.entry,
-        .rsp = l->layout.stack_top,
-        .rsi = l->layout.start_info_va,
+        .rip = l->hole.boot_entry,   /* the Host starts, then enters the guest */
         .rflags = 0x202,   /* real IF on; the guest's virtual IF is its upcall mask */
         .cr3 = l->layout.l4_mfn << PAGE_SHIFT,
         .gdt_base = SW_GDT_VA,
@@ -85,6 +83,9 @@ static int start_vm(struct launch *l, struct error *e)
         .lstar = l->hole.lstar,
     };
 
+    l->hole.shared->boot.guest_rip = l->layout.entry;
+    l->hole.shared->boot.guest_rsp = l->layout.stack_top;
+    l->hole.shared->boot.guest_rsi = l->layout.start_info_va;
     if (kvm_vm_create(&l->vm, &l->gm, e) ||
         kvm_doorbell(&l->vm, l->hole.doorbell_gpa, &l->doorbell_fd, e))
         return -1;

@@ -9,6 +9,9 @@
  *     Launcher in the handoff pages) and iretq's into the Host's entry for
  *     that vector: two instructions. The CPU's own frame stays on the IST
  *     stack where the Host reads it.
+ *   - the user view has its own IDT: its stubs first load the kernel CR3
+ *     (the Host lives only in kernel views), keeping the guest's rax in a
+ *     slot: five instructions.
  *   - int3 from the Host's service gates asks for a privileged step: resume
  *     a frame (rsp and rflags.IF restored), load CR3 then resume, or leave
  *     the VM for the Launcher.
@@ -18,7 +21,8 @@
 
     .code64
 
-#define STUB_STRIDE 16
+#define STUB_STRIDE 32
+#define USER_STUB_STRIDE 64
 #define HANDOFF(n) (SW_HANDOFF_VA + (n) * SW_HANDOFF_FRAME_BYTES)
 #define LOW32(x) ((x) & 0xffffffff)
 
@@ -28,6 +32,8 @@
     .quad 0                         /* image_bytes: the Launcher knows */
     .quad vector_stubs
     .quad STUB_STRIDE
+    .quad user_vector_stubs
+    .quad USER_STUB_STRIDE
     .quad 0x1000                    /* gates_offset */
     .quad 0x2000                    /* code_offset */
 
@@ -63,8 +69,41 @@ vector_stubs:
     jmp bp_entry
     .elseif vec == 2 || vec == 8 || vec == 18
     jmp fatal_entry
+    .elseif vec == 14
+    push %rax                       /* CR2 goes just below the CPU's frame */
+    mov %cr2, %rax
+    xchg %rax, (%rsp)
+    movabs $HANDOFF(vec), %rsp
+    iretq
     .else
     movabs $HANDOFF(vec), %rsp
+    iretq
+    .endif
+    .set vec, vec + 1
+    .endr
+
+/*
+ * ---- The user view's stubs, USER_STUB_STRIDE bytes apart ----
+ * The handoff frames 256..511 send the CPU to the Host's user entries,
+ * which take the guest's rax back from SW_USER_RAX_SLOT.
+ */
+    .balign USER_STUB_STRIDE
+    .global user_vector_stubs
+user_vector_stubs:
+    .set vec, 0
+    .rept 256
+    .balign USER_STUB_STRIDE
+    .if vec == 2 || vec == 8 || vec == 18
+    jmp fatal_entry
+    .else
+    movabs %rax, SW_USER_RAX_SLOT
+    .if vec == 14
+    mov %cr2, %rax
+    movabs %rax, SW_CR2_SLOT
+    .endif
+    movabs SW_KERNEL_CR3_SLOT, %rax
+    mov %rax, %cr3
+    movabs $HANDOFF(256 + vec), %rsp
     iretq
     .endif
     .set vec, vec + 1

@@ -79,11 +79,21 @@ host_syscall_entry:
     mov 24(%rsp), %rsp
     jmp *%rcx
 
+/* The vCPU's first instruction: the Host sets itself up, then enters the
+ * guest (host/boot.c). */
+    .global host_boot_entry
+host_boot_entry:
+    lea host_stack_top(%rip), %rsp
+    sub $22*8, %rsp                 /* a struct cpu_regs */
+    mov %rsp, %rdi
+    call host_boot
+    ud2
+
 /*
  * Copy the CPU's frame from the top of an IST page (`top`): ss, rsp, rflags,
  * cs, rip at -8 .. -40, the error code at -48 when the vector has one.
  */
-.macro TRAP_COMMON name, top, has_error
+.macro TRAP_COMMON name, top, has_error, handler=host_trap
 \name:
     .if \has_error
     pushq \top-48(%rip)
@@ -97,9 +107,8 @@ host_syscall_entry:
     pushq \top-40(%rip)
     SAVE_GPRS
     mov %rsp, %rdi
-    call host_trap
-    mov %rsp, %rdi
-    jmp host_resume
+    call \handler          /* does not return: it leaves through host_return */
+    ud2
 .endm
 
     .text
@@ -107,36 +116,81 @@ host_syscall_entry:
     TRAP_COMMON trap_exception_error, switcher_exc_frame, 1
     TRAP_COMMON trap_breakpoint, switcher_bp_frame, 0
     TRAP_COMMON trap_interrupt, switcher_irq_frame, 0
+    TRAP_COMMON user_trap_exception, switcher_exc_frame, 0, host_trap_user
+    TRAP_COMMON user_trap_exception_error, switcher_exc_frame, 1, host_trap_user
+    TRAP_COMMON user_trap_breakpoint, switcher_bp_frame, 0, host_trap_user
+    TRAP_COMMON user_trap_interrupt, switcher_irq_frame, 0, host_trap_user
 
 /* Vectors 8, 10-14, 17, 21, 29 and 30 push an error code. */
 #define HAS_ERROR(v) ((v) == 8 || ((v) >= 10 && (v) <= 14) || (v) == 17 || \
                       (v) == 21 || (v) == 29 || (v) == 30)
 
-    .balign 16
-    .global host_vector_entries
-host_vector_entries:
+/* One entry per vector, 16 bytes apart; `prefix` names the common code. */
+.macro VECTOR_ENTRIES prefix
     .set vec, 0
     .rept 256
     .balign 16
     pushq $vec
     .if vec == 3
-    jmp trap_breakpoint
+    jmp \prefix\()breakpoint
     .elseif vec >= 32
-    jmp trap_interrupt
+    jmp \prefix\()interrupt
     .elseif HAS_ERROR(vec)
-    jmp trap_exception_error
+    jmp \prefix\()exception_error
     .else
-    jmp trap_exception
+    jmp \prefix\()exception
     .endif
     .set vec, vec + 1
     .endr
+.endm
 
-/* void host_resume(struct cpu_regs *regs): leave through the RESUME gate. */
-    .global host_resume
-host_resume:
+    .balign 16
+    .global host_vector_entries
+host_vector_entries:
+    VECTOR_ENTRIES trap_
+    .balign 16
+    .global host_user_vector_entries
+host_user_vector_entries:
+    VECTOR_ENTRIES user_trap_
+
+/*
+ * Leaving the Host for the guest, three ways (host/world.c chooses):
+ *
+ * env_resume(regs): through the RESUME gate, one ring-0 visit; needed when
+ *   the interrupt flag must come back on (the Host ran an interrupt with it
+ *   off) or the frame is not the guest kernel's.
+ * env_resume_cr3(regs, cr3): through the CR3_RESUME gate: load cr3 (which
+ *   flushes the TLB) and resume, one visit: entering guest user, or a
+ *   pending flush.
+ * env_return_native(regs): no ring 0 at all: every register restored, then
+ *   popf, the guest's rsp and a jmp. Only for guest-kernel frames in the
+ *   current address space, with the interrupt flag already on.
+ */
+    .global env_resume
+env_resume:
     mov %rdi, %rsp
     RESTORE_GPRS
     jmp switcher_gate_resume
+
+    .global env_resume_cr3
+env_resume_cr3:
+    mov %rsi, resume_cr3(%rip)
+    mov %rdi, %rsp
+    RESTORE_GPRS
+    sub $8, %rsp                    /* back onto the saved rax */
+    mov resume_cr3(%rip), %rax
+    jmp switcher_gate_cr3_resume
+
+    .global env_return_native
+env_return_native:
+    mov %rdi, %rsp
+    mov 15*8(%rsp), %rax
+    mov %rax, native_rip(%rip)
+    RESTORE_GPRS
+    pushq 16(%rsp)                  /* rflags; the IF bit is ignored at CPL3 */
+    popfq
+    mov 24(%rsp), %rsp
+    jmp *native_rip(%rip)
 
 /* void env_switcher_roundtrip(void): an iret frame back to ourselves. */
     .global env_switcher_roundtrip
@@ -154,6 +208,10 @@ env_switcher_roundtrip:
     .bss
     .balign 16
 guest_rsp_at_syscall:
+    .skip 8
+resume_cr3:
+    .skip 8
+native_rip:
     .skip 8
     .balign 16
 host_stack:

@@ -8,6 +8,8 @@
     .quad host_syscall_entry
     .quad host_vector_entries
     .quad 16
+    .quad host_user_vector_entries
     .quad perch_shared
+    .quad host_boot_entry
     .quad host_stack_top
     .quad host_irq_stack_top

@@ -33,6 +33,16 @@ static unsigned stalled_flushes;
 
 jmp_buf *host_env_stop_jmp;
 
+enum host_env_exit host_env_exit_kind;
+struct cpu_regs host_env_exit_regs;
+uint64_t host_env_exit_cr3;
+unsigned host_env_exits;
+uint64_t host_env_syscall_entry = HOST_IMAGE_VA + 0x1000;
+uint64_t host_env_user_rax;
+uint64_t host_env_kernel_cr3_slot;
+uint64_t host_env_fault_address[2];
+uint64_t host_env_fs_base, host_env_gs_base;
+
 /* A Host that keeps asking is stuck in a loop: no test needs this many. */
 #define REQUEST_LIMIT 1000000u
 
@@ -65,6 +75,15 @@ void host_env_reset(uint64_t frames)
     host_env_flush_stalls = 0;
     stalled_flushes = 0;
     host_env_stop_jmp = NULL;
+    host_env_exit_kind = HOST_ENV_EXIT_NONE;
+    memset(&host_env_exit_regs, 0, sizeof(host_env_exit_regs));
+    host_env_exit_cr3 = 0;
+    host_env_exits = 0;
+    host_env_syscall_entry = HOST_IMAGE_VA + 0x1000;
+    host_env_user_rax = 0;
+    host_env_kernel_cr3_slot = 0;
+    host_env_fault_address[0] = host_env_fault_address[1] = 0;
+    host_env_fs_base = host_env_gs_base = 0;
 }
 
 void *host_env_frame(uint64_t mfn)
@@ -169,6 +188,7 @@ int host_env_console_drain(void)
 /* The real Launcher never resumes the vCPU after this request. */
 static void stop(const char *why)
 {
+    host_env_exit_kind = HOST_ENV_EXIT_STOP;
     if (host_env_stop_jmp)
         longjmp(*host_env_stop_jmp, 1);
     fprintf(stderr, "host_env: the Host made a request that stops the guest "
@@ -244,4 +264,68 @@ uint8_t *env_alias_base(void)
 __attribute__((weak)) void vm_images_get(struct vm_images *images)
 {
     memset(images, 0, sizeof(*images));
+}
+
+/*
+ * The world switch's part of host/env.h. Weak, like env_switcher_roundtrip:
+ * it arrived while these stand-ins were written, and its owner may bring
+ * their own.
+ */
+static _Noreturn void leave(enum host_env_exit kind, struct cpu_regs *regs)
+{
+    host_env_exit_kind = kind;
+    host_env_exit_regs = *regs;
+    host_env_exits++;
+    if (host_env_stop_jmp)
+        longjmp(*host_env_stop_jmp, 1);
+    fprintf(stderr, "host_env: the Host left for the guest (exit kind %d, rip "
+            "%#lx) with no HOST_ENV_EXPECT_STOP armed\n", (int)kind,
+            (unsigned long)regs->rip);
+    abort();
+}
+
+__attribute__((weak)) _Noreturn void env_resume(struct cpu_regs *regs)
+{
+    leave(HOST_ENV_EXIT_RESUME, regs);
+}
+
+__attribute__((weak)) _Noreturn void env_resume_cr3(struct cpu_regs *regs, uint64_t cr3)
+{
+    host_env_exit_cr3 = cr3;
+    leave(HOST_ENV_EXIT_RESUME_CR3, regs);
+}
+
+__attribute__((weak)) _Noreturn void env_return_native(struct cpu_regs *regs)
+{
+    leave(HOST_ENV_EXIT_RETURN_NATIVE, regs);
+}
+
+__attribute__((weak)) uint64_t env_syscall_entry(void)
+{
+    return host_env_syscall_entry;
+}
+
+__attribute__((weak)) uint64_t env_user_rax(void)
+{
+    return host_env_user_rax;
+}
+
+__attribute__((weak)) void env_set_kernel_cr3_slot(uint64_t cr3)
+{
+    host_env_kernel_cr3_slot = cr3;
+}
+
+__attribute__((weak)) uint64_t env_fault_address(bool from_user)
+{
+    return host_env_fault_address[from_user ? 1 : 0];
+}
+
+__attribute__((weak)) void env_write_fs_base(uint64_t base)
+{
+    host_env_fs_base = base;
+}
+
+__attribute__((weak)) void env_write_gs_base(uint64_t base)
+{
+    host_env_gs_base = base;
 }

@@ -72,12 +72,11 @@ static void read_crossing_a_page(void)
 static void read_crossing_into_a_scattered_frame(void)
 {
     uint8_t buf[32];
-    uint8_t *second = host_env_frame(MFN + 40);
 
     host_env_reset(FRAMES);
     memset(host_env_frame(MFN), 'a', 4096);
     memset(host_env_frame(MFN + 1), 'x', 4096);
-    memset(second, 'b', 4096);
+    memset(host_env_frame(MFN + 40), 'b', 4096);
     host_env_map(VA, MFN, HOST_ENV_RO);
     host_env_map(VA + 4096, MFN + 40, HOST_ENV_RO);
     CHECK(copy_from_guest(buf, VA + 4096 - 16, sizeof(buf)) == 0);

@@ -1,0 +1,74 @@
+#include "bounce.h"
+
+#include "env.h"
+
+#include "vcpu.h"
+#include "world.h"
+
+/* Hypervisor hole: a bounce frame must never land there (Xen's check). */
+static bool stack_usable(uint64_t sp)
+{
+    return sp < XEN_HOLE_START || sp >= XEN_HOLE_END + 8 * 8;
+}
+
+int bounce_to_guest(struct cpu_regs *regs, uint64_t handler, unsigned flags,
+                    uint64_t error_code)
+{
+    bool from_user = !vcpu0.in_kernel;
+    uint64_t sp = (from_user ? vcpu0.kernel_sp : regs->rsp) & ~0xfull;
+    uint64_t saved_mask = bounce_events_masked();
+    uint64_t frame[8];
+    unsigned n = 0;
+
+    if (!handler || !stack_usable(sp))
+        return -1;
+    frame[n++] = regs->rcx;
+    frame[n++] = regs->r11;
+    if (flags & BOUNCE_ERROR_CODE)
+        frame[n++] = error_code;
+    frame[n++] = regs->rip;
+    /* CS with RPL 0 tells the guest it was in kernel mode; bits 32-39 carry
+     * the upcall mask as it was. */
+    frame[n++] = (from_user ? regs->cs : regs->cs & ~3ull) | saved_mask << 32;
+    frame[n++] = (regs->rflags & ~0x3200ull) | (saved_mask ? 0 : 0x200);
+    frame[n++] = regs->rsp;
+    frame[n++] = regs->ss;
+    sp -= n * 8;
+    if (copy_to_guest(sp, frame, n * 8))
+        return -1;
+    if (flags & BOUNCE_DISABLE_EVENTS)
+        bounce_set_events_masked(true);
+    world_enter_kernel();
+    regs->rip = handler;
+    regs->cs = FLAT_KERNEL_CS64;
+    regs->ss = FLAT_KERNEL_SS64;
+    regs->rsp = sp;
+    /* As the CPU clears them on an exception: TF, NT, RF, AC. */
+    regs->rflags &= ~((1ull << 8) | (1ull << 14) | (1ull << 16) | (1ull << 18));
+    return 0;
+}
+
+/* Until event channels arrive, the mask lives in shared_info's first
+ * vcpu_info, reached through the alias. */
+static volatile struct vcpu_info *current_vcpu_info(void)
+{
+    struct shared_info *si = (void *)(env_alias_base() +
+                                      perch_shared.boot.shared_info_mfn * XEN_PAGE_SIZE);
+
+    return &si->vcpu_info[0];
+}
+
+bool bounce_events_masked(void)
+{
+    return current_vcpu_info()->evtchn_upcall_mask != 0;
+}
+
+void bounce_set_events_masked(bool masked)
+{
+    current_vcpu_info()->evtchn_upcall_mask = masked;
+}
+
+void bounce_record_fault_address(uint64_t cr2)
+{
+    current_vcpu_info()->arch.cr2 = cr2;
+}

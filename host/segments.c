@@ -1,0 +1,41 @@
+/* set_segment_base: the FS and GS bases of the guest, kernel and user. */
+#include "env.h"
+#include "host.h"
+#include "vcpu.h"
+
+#define SEGBASE_FS          0
+#define SEGBASE_GS_USER     1
+#define SEGBASE_GS_KERNEL   2
+#define SEGBASE_GS_USER_SEL 3
+
+static bool canonical(uint64_t va)
+{
+    return va < 0x0000800000000000ull || va >= 0xffff800000000000ull;
+}
+
+long do_set_segment_base(uint64_t which, uint64_t base, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+    (void)a3, (void)a4, (void)a5;
+    if (which != SEGBASE_GS_USER_SEL && !canonical(base))
+        return -XEN_EINVAL;
+    switch (which) {
+    case SEGBASE_FS:
+        vcpu0.fs_base = base;
+        env_write_fs_base(base);
+        return 0;
+    case SEGBASE_GS_USER:
+        vcpu0.gs_base_user = base;
+        return 0;
+    case SEGBASE_GS_KERNEL:
+        vcpu0.gs_base_kernel = base;
+        if (vcpu0.in_kernel)
+            env_write_gs_base(base);
+        return 0;
+    case SEGBASE_GS_USER_SEL:
+        /* A flat selector for user %gs: its base becomes 0. */
+        vcpu0.gs_base_user = 0;
+        return 0;
+    default:
+        return -XEN_EINVAL;
+    }
+}

@@ -1,0 +1,52 @@
+/*
+ * The guest's virtual CPU as the Host keeps it (one vCPU for now).
+ *
+ * Each concern of the PV ABI keeps its state in its own part of struct vcpu,
+ * defined in its own header; this file only gathers them. The world switch
+ * (host/world.c) owns the mode, the address spaces and the pending
+ * privileged work that the next ring-0 visit applies.
+ */
+#ifndef PERCH_VCPU_H
+#define PERCH_VCPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Privileged work the Host queues for the next ring-0 visit, which happens
+ * anyway or is forced before returning to the guest (seed 002's lazy flush:
+ * never one visit per item). */
+#define PENDING_TLB_FLUSH  (1u << 0)   /* a CR3 reload, kernel or user */
+
+struct trap_entry {
+    uint64_t address;       /* 0: no handler */
+    uint16_t cs;
+    bool disables_events;   /* trap_info flags bit 2: an "interrupt gate" */
+};
+
+struct vcpu {
+    /* Mode and address spaces. */
+    bool in_kernel;
+    uint64_t kernel_cr3;    /* machine address of the kernel L4 */
+    uint64_t user_cr3;      /* machine address of the user L4, 0 if none */
+    uint32_t pending;       /* PENDING_* */
+
+    /* Where the guest kernel wants events and traps (set_trap_table,
+     * set_callbacks, callback_op, stack_switch). */
+    struct trap_entry traps[256];
+    uint64_t event_callback;
+    uint64_t failsafe_callback;
+    uint64_t syscall_callback;
+    bool syscall_disables_events;
+    uint64_t kernel_sp;
+    uint64_t kernel_ss;
+
+    /* Segment bases (set_segment_base); the Host swaps the GS bases on
+     * every switch between guest kernel and guest user. */
+    uint64_t fs_base;
+    uint64_t gs_base_kernel;
+    uint64_t gs_base_user;
+};
+
+extern struct vcpu vcpu0;
+
+#endif

@@ -1,0 +1,64 @@
+#include "world.h"
+
+#include "env.h"
+
+struct vcpu vcpu0 = { .in_kernel = true };
+
+/* What CR3 holds now: the Host loads it only when it must change. */
+static uint64_t loaded_cr3;
+
+void world_set_kernel_cr3(uint64_t cr3)
+{
+    vcpu0.kernel_cr3 = cr3;
+    env_set_kernel_cr3_slot(cr3);
+}
+
+void world_enter_kernel(void)
+{
+    if (vcpu0.in_kernel)
+        return;
+    vcpu0.in_kernel = true;
+    env_write_gs_base(vcpu0.gs_base_kernel);
+}
+
+void world_enter_user(void)
+{
+    if (!vcpu0.in_kernel)
+        return;
+    vcpu0.in_kernel = false;
+    env_write_gs_base(vcpu0.gs_base_user);
+}
+
+void world_arrived_from_user(void)
+{
+    loaded_cr3 = vcpu0.kernel_cr3;
+}
+
+/* The guest never runs with the real interrupt flag off: its virtual IF is
+ * the upcall mask. Nor with IOPL above 0, TF, NT or RF: kept are the
+ * arithmetic flags, DF, AC and ID. */
+static void sanitise_flags(struct cpu_regs *regs)
+{
+    regs->rflags = (regs->rflags & 0x240cd5) | 0x202;
+}
+
+_Noreturn void host_return(struct cpu_regs *regs)
+{
+    uint64_t cr3 = vcpu0.in_kernel ? vcpu0.kernel_cr3 : vcpu0.user_cr3;
+    bool interrupt = regs->vector >= 32 && regs->vector < 256;
+
+    sanitise_flags(regs);
+    if (!loaded_cr3)
+        loaded_cr3 = perch_shared.boot.kernel_cr3;
+    if (cr3 != loaded_cr3 || (vcpu0.pending & PENDING_TLB_FLUSH)) {
+        vcpu0.pending &= ~PENDING_TLB_FLUSH;
+        loaded_cr3 = cr3;
+        perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3]++;
+        env_resume_cr3(regs, cr3);
+    }
+    if (interrupt || !vcpu0.in_kernel) {
+        perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
+        env_resume(regs);
+    }
+    env_return_native(regs);
+}
