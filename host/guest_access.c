@@ -40,7 +40,9 @@ static uint64_t translate(uint64_t va, bool write)
         if (!frame_in_memslot(table >> 12))
             return ~0ull;
         entry = ((const uint64_t *)(env_alias_base() + table))[index];
-        if ((entry & need) != need || (entry & PTE_PS))
+        /* Bit 7 is PS above L1 (perch maps no superpages for guests) and
+         * PAT in an L1 entry, where it is just a memory type. */
+        if ((entry & need) != need || (level > 0 && (entry & PTE_PS)))
             return ~0ull;
         table = entry & PTE_ADDR_MASK;
     }

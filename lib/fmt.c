@@ -25,7 +25,9 @@ static void put_number(struct out *o, uint64_t v, unsigned base, int width,
         digits[n++] = "0123456789abcdef"[v % base];
         v /= base;
     } while (v);
-    if (negative)
+    if (negative && pad == '0')   /* the sign goes before zero padding */
+        put(o, '-'), width--;
+    else if (negative)
         digits[n++] = '-';
     while (width-- > n)
         put(o, pad);
