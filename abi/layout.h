@@ -67,24 +67,42 @@
 #define SW_KERNEL_CR3_SLOT (SW_EXC_STACK_VA + 0x0)
 #define SW_USER_RAX_SLOT   (SW_EXC_STACK_VA + 0x8)
 #define SW_CR2_SLOT        (SW_EXC_STACK_VA + 0x10)   /* user-view #PF */
+/* Where the Host stages [rax][iret frame] for CR3_RESUME: the stack it
+ * leaves from may not exist in the address space it goes to. */
+#define SW_RESUME_FRAME    (SW_EXC_STACK_VA + 0x800)
 
 /*
  * Service gates: the Host jumps (or calls) here; each gate is an `int3` the
  * Switcher recognises by its return address. 16 bytes apart.
  *   RESUME      rsp -> iret frame; the Switcher iretq's to it.
- *   CR3_RESUME  rax = new CR3, rsp -> [saved rax][iret frame]: load CR3
- *               (which also flushes the TLB), restore rax, iretq.
+ *   CR3_RESUME  rax = new CR3, rsp -> [saved rax][iret frame] at
+ *               SW_RESUME_FRAME (mapped in every view): load CR3 (which
+ *               also flushes the TLB), restore rax, iretq.
  *   EXIT        `call` it: the Switcher leaves the VM for the Launcher with
  *               an `out` to PERCH_EXIT_PORT, then returns to the caller.
+ *   HALT        `call` it: `sti; hlt` in ring 0 until an interrupt, which
+ *               the Host takes as the wake-up (it resumes the caller).
  */
 #define SW_GATE_RESUME      (SW_GATE_VA + 0x00)
 #define SW_GATE_CR3_RESUME  (SW_GATE_VA + 0x10)
 #define SW_GATE_EXIT        (SW_GATE_VA + 0x20)
+#define SW_GATE_HALT        (SW_GATE_VA + 0x30)   /* `call`: sti; hlt until an interrupt */
+#define SW_HALT_WAKE_RIP    (SW_GATE_VA + 0x42)   /* where that interrupt finds ring 0 */
 
 /* +2 GiB: the Host image (text, data, stacks, the shared page). */
 #define HOST_IMAGE_VA      (PERCH_REGION_VA + U64(0x80000000))
 #define HOST_IMAGE_MAX     U64(0x200000)
 #define HOST_DOORBELL_VA   (HOST_IMAGE_VA + U64(0x3ff00000))  /* ioeventfd MMIO page */
+#define HOST_APIC_VA       (HOST_IMAGE_VA + U64(0x3fe00000))  /* the local APIC, xAPIC MMIO */
+
+/* The in-kernel local APIC stays at its default address, so guest memory
+ * must end below it; its timer and its vector. */
+#define PERCH_APIC_GPA     U64(0xfee00000)
+#define PERCH_TIMER_VECTOR 0xef
+
+/* The Host's table of what each machine frame is (page types, pins). */
+#define HOST_FRAME_TABLE_VA (HOST_IMAGE_VA + U64(0x10000000))
+#define HOST_FRAME_TABLE_MAX U64(0x2000000)
 
 /* +3 GiB: machine-to-phys table, 8 bytes per machine frame. */
 #define PERCH_M2P_VA       (PERCH_REGION_VA + U64(0xc0000000))
@@ -181,6 +199,7 @@ enum perch_visit {
     PERCH_VISIT_SERVICE_RESUME,  /* iret to a frame (mode switch, fault return) */
     PERCH_VISIT_SERVICE_CR3,     /* CR3 load + iret */
     PERCH_VISIT_SERVICE_EXIT,    /* the Launcher was needed */
+    PERCH_VISIT_SERVICE_HALT,    /* idle: hlt until an interrupt */
     PERCH_VISIT_COUNT
 };
 
@@ -199,6 +218,11 @@ struct perch_shared {
         uint64_t machine_frames;     /* frames in the memslot (alias size) */
         uint64_t kernel_cr3;
         uint64_t shared_info_mfn;
+        uint64_t m2p_maddr;          /* machine address of M2P entry 0 */
+        uint64_t frame_table_va;     /* the Host's per-frame table (mm) */
+        uint64_t strict;             /* --strict: Xen's page-type rules */
+        uint64_t gdt_l1_maddr;       /* the L1 mapping the GDT's 16 pages */
+        uint64_t gdt_zero_maddr;     /* the frame behind unused GDT pages */
         uint64_t tsc_khz;
         uint64_t wallclock_ns;       /* Unix time at guest TSC 0 */
         /* What perch writes into every guest L4 it accepts: its slots'

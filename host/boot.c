@@ -5,7 +5,10 @@
  * guest kernel with a jmp.
  */
 #include "env.h"
+#include "evtchn.h"
 #include "host.h"
+#include "mm.h"
+#include "time.h"
 #include "world.h"
 
 _Noreturn void host_boot(struct cpu_regs *regs)
@@ -14,6 +17,18 @@ _Noreturn void host_boot(struct cpu_regs *regs)
 
     world_set_kernel_cr3(b->kernel_cr3);
     vcpu0.in_kernel = true;
+    evtchn_shared_info_mfn = b->shared_info_mfn;
+    evtchn_init();
+    time_tsc_khz = b->tsc_khz;
+    time_init();
+    time_set_wallclock(b->wallclock_ns);
+    mm_shared_info_mfn = b->shared_info_mfn;
+    mm_m2p_maddr = b->m2p_maddr;
+    mm_frames = (struct mm_frame_info *)b->frame_table_va;
+    mm_strict = b->strict;
+    if (mm_boot())
+        host_fatal("the builder's page tables break the PV rules");
+    env_interrupts_init();
     __builtin_memset(regs, 0, sizeof(*regs));
     regs->rip = b->guest_rip;
     regs->rsp = b->guest_rsp;

@@ -1,6 +1,7 @@
 #include "bounce.h"
 
 #include "env.h"
+#include "evtchn.h"
 
 #include "vcpu.h"
 #include "world.h"
@@ -48,27 +49,17 @@ int bounce_to_guest(struct cpu_regs *regs, uint64_t handler, unsigned flags,
     return 0;
 }
 
-/* Until event channels arrive, the mask lives in shared_info's first
- * vcpu_info, reached through the alias. */
-static volatile struct vcpu_info *current_vcpu_info(void)
-{
-    struct shared_info *si = (void *)(env_alias_base() +
-                                      perch_shared.boot.shared_info_mfn * XEN_PAGE_SIZE);
-
-    return &si->vcpu_info[0];
-}
-
 bool bounce_events_masked(void)
 {
-    return current_vcpu_info()->evtchn_upcall_mask != 0;
+    return evtchn_vcpu_info()->evtchn_upcall_mask != 0;
 }
 
 void bounce_set_events_masked(bool masked)
 {
-    current_vcpu_info()->evtchn_upcall_mask = masked;
+    evtchn_vcpu_info()->evtchn_upcall_mask = masked;
 }
 
 void bounce_record_fault_address(uint64_t cr2)
 {
-    current_vcpu_info()->arch.cr2 = cr2;
+    evtchn_vcpu_info()->arch.cr2 = cr2;
 }

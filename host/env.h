@@ -44,6 +44,18 @@ uint64_t env_user_rax(void);
 void env_set_kernel_cr3_slot(uint64_t cr3);
 uint64_t env_fault_address(bool from_user);
 
+/* The local APIC (host/vm/lapic.c): set it up, acknowledge an interrupt,
+ * ask whether the timer's deadline has come (re-arming it when it fired
+ * early), and make it fire again soon without changing the deadline. */
+void env_interrupts_init(void);
+void env_interrupt_ack(void);
+bool env_timer_due(void);
+void env_timer_nudge(uint64_t delay_ns);
+
+/* Fill perch's slots into a guest L4 (kernel view: Switcher, Host, M2P
+ * and alias; user view: Switcher and the syscall trampoline only). */
+void hole_fill_l4(uint64_t l4_maddr, bool user_view);
+
 /* The guest's segment bases, written natively (CR4.FSGSBASE). */
 void env_write_fs_base(uint64_t base);
 void env_write_gs_base(uint64_t base);

@@ -7,8 +7,10 @@
  * a guest virtual address.
  *
  * One vCPU: every port notifies vCPU 0. The guest is stopped whenever the
- * Host runs, so plain read-modify-write of the shared bits is enough; the
- * functions here are not reentrant (see time_timer_fired() in time.h).
+ * Host runs; the timer interrupt may still raise VIRQ_TIMER in the middle
+ * of the Host's work, so the shared bits change by locked instructions.
+ * Bindings are made and undone only by hypercalls and at start, never from
+ * an interrupt.
  */
 #ifndef PERCH_HOST_EVTCHN_H
 #define PERCH_HOST_EVTCHN_H
@@ -49,7 +51,9 @@
 #define VIRQ_XENPMU   13
 #define XEN_NR_VIRQS  24
 
+#ifndef DOMID_SELF
 #define DOMID_SELF 0x7ff0u
+#endif
 
 #define EVTCHN_2L_NR_CHANNELS 4096u   /* 64 words of 64 bits */
 
@@ -127,7 +131,8 @@ struct evtchn_port {
 struct evtchn_state {
     struct evtchn_port port[EVTCHN_2L_NR_CHANNELS];
     uint16_t virq_port[XEN_NR_VIRQS];  /* vCPU 0's bindings; 0: none */
-    uint64_t vcpu_info_maddr;   /* registered vcpu_info; 0: shared_info's */
+    bool vcpu_info_moved;       /* registered: vcpu_info is at ... */
+    uint64_t vcpu_info_maddr;   /* ... this machine address */
     unsigned nr_backends;       /* ports in EVTCHN_BACKEND */
     uint64_t kicks;             /* counts new pending bits: wakes pollers */
 };
@@ -135,8 +140,10 @@ struct evtchn_state {
 /* Read it, do not write it, outside host/evtchn.c. */
 extern struct evtchn_state evtchn_state;
 
-/* Machine frame of shared_info (perch-private). Set it before the guest
- * runs; until then (INVALID_MFN) no event can be raised. */
+/* Machine frame of shared_info (perch-private), set at start before the
+ * guest runs (0 until then, like perch_shared.boot.shared_info_mfn in the
+ * unit tests). A frame outside machine memory (INVALID_MFN) means none:
+ * no event can be raised, nothing is due. */
 extern uint64_t evtchn_shared_info_mfn;
 
 /* Forget every binding and registration: all ports free, vcpu_info back in

@@ -9,6 +9,7 @@
  */
 #include "env.h"
 #include "host.h"
+#include "vcpu.h"
 
 #define LEVELS 4
 
@@ -29,7 +30,7 @@ static bool frame_in_memslot(uint64_t mfn)
 static uint64_t translate(uint64_t va, bool write)
 {
     uint64_t need = PTE_P | PTE_US | (write ? PTE_RW : 0);
-    uint64_t table = perch_shared.boot.kernel_cr3 & PTE_ADDR_MASK;
+    uint64_t table = vcpu0.kernel_cr3 & PTE_ADDR_MASK;
 
     if (!canonical_outside_hole(va))
         return ~0ull;

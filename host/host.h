@@ -67,6 +67,8 @@ long do_callback_op(uint64_t cmd, uint64_t arg, uint64_t, uint64_t, uint64_t);
 long do_stack_switch(uint64_t ss, uint64_t sp, uint64_t, uint64_t, uint64_t);
 long do_fpu_taskswitch(uint64_t set, uint64_t, uint64_t, uint64_t, uint64_t);
 long do_set_segment_base(uint64_t which, uint64_t base, uint64_t, uint64_t, uint64_t);
+long do_set_gdt(uint64_t frame_list, uint64_t entries, uint64_t, uint64_t, uint64_t);
+long do_update_descriptor(uint64_t maddr, uint64_t desc, uint64_t, uint64_t, uint64_t);
 
 /* iret is no ordinary hypercall: the frame it pops becomes the vCPU's. */
 _Noreturn void do_iret(struct cpu_regs *regs);

@@ -25,4 +25,6 @@ switcher_bp_frame = SW_STACK_TOP(SW_BP_STACK_VA);
 switcher_gate_resume = SW_GATE_RESUME;
 switcher_gate_cr3_resume = SW_GATE_CR3_RESUME;
 switcher_gate_exit = SW_GATE_EXIT;
+switcher_gate_halt = SW_GATE_HALT;
+switcher_resume_frame = SW_RESUME_FRAME;
 ASSERT(host_memory_end - HOST_IMAGE_VA <= HOST_IMAGE_MAX, "Host image too large")

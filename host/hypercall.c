@@ -3,7 +3,11 @@
  * which saves the registers and calls host_hypercall(): no trap, no ring 0,
  * the whole call runs at native speed.
  */
+#include "emulate.h"
+#include "evtchn.h"
 #include "host.h"
+#include "mm.h"
+#include "time.h"
 #include "vcpu.h"
 #include "world.h"
 
@@ -13,7 +17,21 @@ static const hypercall_fn hypercall_table[XEN_NR_HYPERCALLS] = {
     [HYPERVISOR_set_callbacks] = do_set_callbacks,
     [HYPERVISOR_fpu_taskswitch] = do_fpu_taskswitch,
     [HYPERVISOR_set_segment_base] = do_set_segment_base,
+    [HYPERVISOR_set_gdt] = do_set_gdt,
+    [HYPERVISOR_update_descriptor] = do_update_descriptor,
     [HYPERVISOR_callback_op] = do_callback_op,
+    [HYPERVISOR_mmu_update] = do_mmu_update,
+    [HYPERVISOR_mmuext_op] = do_mmuext_op,
+    [HYPERVISOR_update_va_mapping] = do_update_va_mapping,
+    [HYPERVISOR_multicall] = do_multicall,
+    [HYPERVISOR_memory_op] = do_memory_op,
+    [HYPERVISOR_vm_assist] = do_vm_assist,
+    [HYPERVISOR_physdev_op] = do_physdev_op,
+    [HYPERVISOR_physdev_op_compat] = do_physdev_op_compat,
+    [HYPERVISOR_event_channel_op] = do_event_channel_op,
+    [HYPERVISOR_event_channel_op_compat] = do_event_channel_op_compat,
+    [HYPERVISOR_vcpu_op] = do_vcpu_op,
+    [HYPERVISOR_set_timer_op] = do_set_timer_op,
     [HYPERVISOR_console_io] = do_console_io,
     [HYPERVISOR_xen_version] = do_xen_version,
     [HYPERVISOR_sched_op] = do_sched_op,
@@ -47,6 +65,6 @@ void host_hypercall(struct cpu_regs *regs)
         do_iret(regs);
     }
     regs->rax = hypercall_dispatch(regs->rax, args);
-    if (vcpu0.pending)
+    if (vcpu0.pending || evtchn_upcall_due())
         host_return(regs);
 }

@@ -1,5 +1,8 @@
-/* sched_op: yield and shutdown (block and poll come with event channels). */
+/* sched_op: yield, block, shutdown and poll for perch's single vCPU. */
 #include "host.h"
+
+#include "evtchn.h"
+#include "time.h"
 
 static long sched_shutdown(uint64_t arg)
 {
@@ -11,14 +14,111 @@ static long sched_shutdown(uint64_t arg)
     return 0;
 }
 
+/*
+ * Can anything raise an event while the guest waits: its timer, or a back
+ * end inside perch? If not, Xen would leave the vCPU blocked for good and
+ * perch would halt forever; returning instead is a spurious wake-up, which
+ * the guest's idle loop takes in its stride.
+ */
+static bool wake_possible(void)
+{
+    return time_guest_timer_armed() || evtchn_backends_bound();
+}
+
+/*
+ * Enable events (clear upcall_mask) and sleep until an upcall is pending;
+ * the return to the guest then delivers it. env_idle() returns after each
+ * interrupt, whose handler may have raised an event.
+ */
+static long sched_block(void)
+{
+    volatile struct vcpu_info *vi = evtchn_vcpu_info();
+
+    if (!vi)
+        return 0;
+    vi->evtchn_upcall_mask = 0;
+    if (vi->evtchn_upcall_pending || !wake_possible())
+        return 0;
+    time_runstate_enter(RUNSTATE_blocked);
+    while (!evtchn_upcall_due() && wake_possible())
+        env_idle();
+    time_runstate_enter(RUNSTATE_running);
+    return 0;
+}
+
+/* 1 if one of the ports is pending, 0 if none, -XEN_EINVAL for a port
+ * outside the 2-level range. */
+static long any_pending(const uint32_t *ports, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (ports[i] >= EVTCHN_2L_NR_CHANNELS)
+            return -XEN_EINVAL;
+        if (evtchn_port_pending(ports[i]))
+            return 1;
+    }
+    return 0;
+}
+
+/* Has the poll's reason to end come: an event raised since `kicks`, or
+ * the timeout (absolute; 0: none)? */
+static bool poll_over(uint64_t kicks, uint64_t timeout)
+{
+    if (evtchn_state.kicks != kicks)
+        return true;
+    if (timeout)
+        return time_now_ns() >= timeout;
+    return !wake_possible();
+}
+
+/*
+ * Wait, events still masked, until one of the ports is pending or the
+ * timeout passes. As in Xen, an upcall that is due ends it at once, and any
+ * new event wakes it (returning 0 whether or not a polled port got it).
+ */
+static long sched_poll(uint64_t arg)
+{
+    struct sched_poll req;
+    uint32_t ports[SCHED_POLL_MAX_PORTS];
+    uint64_t kicks;
+    long rc;
+
+    if (copy_from_guest(&req, arg, sizeof(req)))
+        return -XEN_EFAULT;
+    if (req.nr_ports > SCHED_POLL_MAX_PORTS)
+        return -XEN_EINVAL;
+    if (copy_from_guest(ports, req.ports, req.nr_ports * sizeof(ports[0])))
+        return -XEN_EFAULT;
+    if (evtchn_upcall_due())
+        return 0;
+    rc = any_pending(ports, req.nr_ports);
+    if (rc)
+        return rc < 0 ? rc : 0;
+    kicks = evtchn_state.kicks;
+    if (poll_over(kicks, req.timeout))
+        return 0;
+    if (req.timeout)
+        time_wake_at(req.timeout);
+    time_runstate_enter(RUNSTATE_blocked);
+    while (!poll_over(kicks, req.timeout))
+        env_idle();
+    time_runstate_enter(RUNSTATE_running);
+    if (req.timeout)
+        time_wake_cancel();
+    return 0;
+}
+
 long do_sched_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t a5)
 {
     (void)a3, (void)a4, (void)a5;
     switch (cmd) {
     case SCHEDOP_yield:
         return 0;   /* one vCPU: nothing else to run */
+    case SCHEDOP_block:
+        return sched_block();
     case SCHEDOP_shutdown:
         return sched_shutdown(arg);
+    case SCHEDOP_poll:
+        return sched_poll(arg);
     default:
         return -XEN_ENOSYS;
     }

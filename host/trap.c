@@ -9,8 +9,12 @@
  * own bug and says so.
  */
 #include "bounce.h"
+#include "emulate.h"
 #include "env.h"
+#include "evtchn.h"
 #include "host.h"
+#include "mm.h"
+#include "time.h"
 #include "vcpu.h"
 #include "world.h"
 
@@ -74,17 +78,106 @@ static _Noreturn void bounce_exception(struct cpu_regs *regs)
     host_return(regs);
 }
 
+/* An interrupt: acknowledge it; the timer's turns into the guest's timer
+ * event, delivered by host_return when the guest has events enabled. */
+static void take_interrupt(uint64_t v)
+{
+    env_interrupt_ack();
+    if (v == PERCH_TIMER_VECTOR && env_timer_due())
+        time_timer_fired();
+}
+
+/* The idle vCPU woke up: resume whoever called the HALT gate, with its
+ * registers as they are and the frame its int3 left on the int3 stack. */
+static _Noreturn void wake_from_halt(struct cpu_regs *regs)
+{
+    const volatile uint64_t *frame =
+        (const volatile uint64_t *)(SW_STACK_TOP(SW_BP_STACK_VA) - 40);
+
+    regs->rip = frame[0];
+    regs->cs = frame[1];
+    regs->rflags = frame[2];
+    regs->rsp = frame[3];
+    regs->ss = frame[4];
+    perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
+    env_resume(regs);
+}
+
+/*
+ * An interrupt that found the Host at work: the Host finishes what it was
+ * doing, and if that leaves an event due it is delivered at the next
+ * return to the guest; a nudge of the timer makes sure there is one soon.
+ */
+static _Noreturn void interrupted_host(struct cpu_regs *regs)
+{
+    if (evtchn_upcall_due())
+        env_timer_nudge(20000);
+    perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
+    env_resume(regs);
+}
+
+/* Apply the segment bases a wrmsr changed, in the mode the guest is in. */
+static void load_segment_bases(void)
+{
+    if (!vcpu_segments_dirty)
+        return;
+    vcpu_segments_dirty = false;
+    env_write_fs_base(vcpu0.fs_base);
+    env_write_gs_base(vcpu0.in_kernel ? vcpu0.gs_base_kernel : vcpu0.gs_base_user);
+}
+
+/* A #GP or #UD in guest-kernel mode may be an instruction a PV kernel
+ * expects the hypervisor to emulate (CPUID, MSRs, port I/O, CRs). */
+static void privileged_instruction(struct cpu_regs *regs)
+{
+    switch (emulate_privileged(regs)) {
+    case EMUL_DONE:
+        load_segment_bases();
+        host_return(regs);
+    case EMUL_INJECT_UD:
+        regs->vector = 6;
+        regs->error_code = 0;
+        return;
+    case EMUL_INJECT_GP:
+        regs->vector = 13;
+        return;
+    case EMUL_INJECT_PF:
+        regs->vector = 14;
+        regs->error_code = 0;
+        bounce_record_fault_address(emulate_fault_addr);
+        return;
+    }
+}
+
+/*
+ * A #PF: a write by the guest kernel to one of its own read-only page
+ * tables is emulated (writable page tables, as Xen's ptwr); anything else
+ * goes to the guest with the address in vcpu_info.arch.cr2 and the user
+ * bit telling the guest's mode (the hardware saw CPL3 either way).
+ */
+static void page_fault(struct cpu_regs *regs, bool from_user)
+{
+    uint64_t cr2 = env_fault_address(from_user);
+
+    if (!from_user && (regs->error_code & 3) == 3 &&
+        ptwr_emulate(regs, cr2, regs->error_code) == 0)
+        host_return(regs);
+    bounce_record_fault_address(cr2);
+    regs->error_code = (regs->error_code & ~4ull) | (from_user ? 4 : 0);
+}
+
 static _Noreturn void guest_event(struct cpu_regs *regs, bool from_user)
 {
     uint64_t v = regs->vector;
 
-    if (v >= 32)
-        host_fatal("unexpected interrupt vector %lu at rip %lx", v, regs->rip);
-    if (v == 14) {
-        bounce_record_fault_address(env_fault_address(from_user));
-        /* The hardware saw CPL3 either way; the guest must see its mode. */
-        regs->error_code = (regs->error_code & ~4ull) | (from_user ? 4 : 0);
+    if (v >= 32) {
+        take_interrupt(v);
+        host_return(regs);
     }
+    if (v == 14)
+        page_fault(regs, from_user);
+    if ((v == 13 || v == 6) && !from_user)
+        privileged_instruction(regs);
     bounce_exception(regs);
 }
 
@@ -93,6 +186,14 @@ void host_trap(struct cpu_regs *regs)
     uint64_t v = regs->vector;
 
     count_visit(v);
+    if (v >= 32 && (regs->cs & 3) == 0 && regs->rip == SW_HALT_WAKE_RIP) {
+        take_interrupt(v);
+        wake_from_halt(regs);
+    }
+    if (v >= 32 && in_perch_region(regs->rip)) {
+        take_interrupt(v);
+        interrupted_host(regs);
+    }
     if ((regs->cs & 3) == 0)
         host_fatal("perch Switcher fault: %s (vector %lu) at rip %lx in ring 0",
                    vector_name(v), v, regs->rip);

@@ -1,6 +1,8 @@
 #include "world.h"
 
+#include "bounce.h"
 #include "env.h"
+#include "evtchn.h"
 
 struct vcpu vcpu0 = { .in_kernel = true };
 
@@ -42,11 +44,24 @@ static void sanitise_flags(struct cpu_regs *regs)
     regs->rflags = (regs->rflags & 0x240cd5) | 0x202;
 }
 
+/* Pending events go to the guest kernel's event callback, with events
+ * masked, as Xen's upcall does: on every return to the guest. */
+static void deliver_upcall(struct cpu_regs *regs)
+{
+    if (!vcpu0.event_callback || !evtchn_upcall_due())
+        return;
+    if (bounce_to_guest(regs, vcpu0.event_callback, BOUNCE_DISABLE_EVENTS, 0))
+        host_fatal("an event is due but the guest kernel's stack (rsp %lx) "
+                   "cannot take the frame", regs->rsp);
+}
+
 _Noreturn void host_return(struct cpu_regs *regs)
 {
-    uint64_t cr3 = vcpu0.in_kernel ? vcpu0.kernel_cr3 : vcpu0.user_cr3;
+    uint64_t cr3;
     bool interrupt = regs->vector >= 32 && regs->vector < 256;
 
+    deliver_upcall(regs);
+    cr3 = vcpu0.in_kernel ? vcpu0.kernel_cr3 : vcpu0.user_cr3;
     sanitise_flags(regs);
     if (!loaded_cr3)
         loaded_cr3 = perch_shared.boot.kernel_cr3;

@@ -18,6 +18,9 @@ void cli_print_help(void)
 "  -m, --mem MIB          guest memory in MiB (default %d, at most %d)\n"
 "  --initrd FILE          initial ramdisk handed to the guest\n"
 "  --cmdline STRING       guest kernel command line\n"
+"  --strict               apply Xen's page-type and reference-count rules to\n"
+"                         the guest's page tables and return Xen's errors\n"
+"                         (slower; for catching guest bugs)\n"
 "  --stats                when the guest ends, print to stderr hypercalls by\n"
 "                         kind, Switcher (ring-0) visits by reason and exits\n"
 "                         to the Launcher by reason\n"
@@ -67,6 +70,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "initrd", required_argument, NULL, 'i' },
         { "cmdline", required_argument, NULL, 'c' },
         { "stats", no_argument, NULL, 's' },
+        { "strict", no_argument, NULL, 'S' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -81,6 +85,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'i': o->initrd = optarg; break;
         case 'c': o->cmdline = optarg; break;
         case 's': o->stats = true; break;
+        case 'S': o->strict = true; break;
         case 'h': o->command = CMD_HELP; return 0;
         case ':':
             if (is_long_option(argv[optind - 1]))

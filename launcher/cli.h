@@ -8,7 +8,8 @@
 #include "error.h"
 
 #define DEFAULT_MEM_MIB 256
-#define MAX_MEM_MIB (64 * 1024)
+/* Machine memory ends below the local APIC at 0xfee00000 (abi/layout.h). */
+#define MAX_MEM_MIB 3584
 
 enum command { CMD_RUN, CMD_HELP, CMD_VERSION };
 
@@ -19,6 +20,7 @@ struct options {
     const char *cmdline;
     uint64_t mem_mib;
     bool stats;
+    bool strict;
 };
 
 /* Returns 0, or -1 with e saying what is wrong with the command line. */

@@ -31,7 +31,8 @@ uint64_t hole_private_frames(uint64_t nr_pages)
         total = priv + nr_pages;
         uint64_t m2p = div_up(total * 8, PAGE_SIZE);
 
-        priv = FIXED_PRIVATE_FRAMES + m2p + div_up(m2p, FRAMES_PER_L1) + 1 +
+        /* M2P and frame table: 8 bytes per frame each, plus their L1s. */
+        priv = FIXED_PRIVATE_FRAMES + 2 * (m2p + div_up(m2p, FRAMES_PER_L1) + 1) +
                div_up(total, FRAMES_PER_L2) + 1;
     }
     /* The alias maps machine memory with 2 MiB pages: end on a 2 MiB line. */
@@ -42,6 +43,32 @@ uint64_t hole_private_frames(uint64_t nr_pages)
 static uint64_t alloc_private(void *gm)
 {
     return gm_alloc_private(gm);
+}
+
+/* Machine address of the L1 table that maps `va` under `l4` (0 if none). */
+static uint64_t table_of(struct guest_memory *gm, uint64_t l4, uint64_t va)
+{
+    uint64_t table = l4 << PAGE_SHIFT;
+
+    for (int level = 4; level > 1; level--) {
+        uint64_t *t = gm_frame(gm, table >> PAGE_SHIFT);
+        uint64_t entry = t ? t[pt_index(va, level)] : 0;
+
+        if (!(entry & PTE_P))
+            return 0;
+        table = entry & PTE_ADDR_MASK;
+    }
+    return table;
+}
+
+/* Machine address that `va` maps to in the tree under `l4`, or 0. */
+static uint64_t lookup(struct guest_memory *gm, uint64_t l4, uint64_t va)
+{
+    uint64_t l1 = table_of(gm, l4, va);
+    uint64_t *t = l1 ? gm_frame(gm, l1 >> PAGE_SHIFT) : NULL;
+    uint64_t entry = t ? t[pt_index(va, 1)] : 0;
+
+    return entry & PTE_P ? entry & PTE_ADDR_MASK : 0;
 }
 
 /*
@@ -90,7 +117,7 @@ static uint64_t gdt_descriptor(uint8_t access, uint8_t flags_nibble)
 
 /* The GDT: Xen's layout, with perch's descriptors in reserved page 14 and
  * one shared zero frame behind the guest's 14 pages and page 15. */
-static int build_gdt(struct guest_memory *gm, uint64_t l4)
+static int build_gdt(struct guest_memory *gm, uint64_t l4, struct hole *hole)
 {
     uint64_t *page = map_new(gm, l4, SW_GDT_VA + FIRST_RESERVED_GDT_PAGE * PAGE_SIZE,
                              PAGE_SIZE, SWITCHER_RO);
@@ -104,6 +131,9 @@ static int build_gdt(struct guest_memory *gm, uint64_t l4)
             pt_map(gm, l4, SW_GDT_VA + i * PAGE_SIZE, 1,
                    (zero << PAGE_SHIFT) | SWITCHER_RO, alloc_private, gm))
             return -1;
+    /* set_gdt rewrites the first 14 entries of this L1. */
+    hole->gdt_zero_maddr = zero << PAGE_SHIFT;
+    hole->gdt_l1_maddr = table_of(gm, l4, SW_GDT_VA);
     /* Accessed bits preset: the CPU never needs to write this page. */
     page[(SW_CS0_SEL & 0xfff) / 8] = gdt_descriptor(0x9b, 0xa);       /* L, G */
     page[(SW_DS0_SEL & 0xfff) / 8] = gdt_descriptor(0x93, 0xc);
@@ -192,7 +222,8 @@ static int build_handoff(struct guest_memory *gm, uint64_t l4,
 }
 
 static int build_switcher(struct guest_memory *gm, uint64_t l4,
-                          const struct vm_images *img, struct error *e)
+                          const struct vm_images *img, struct hole *hole,
+                          struct error *e)
 {
     const struct switcher_image_header *sw = (const void *)img->switcher;
     uint64_t code_bytes;
@@ -211,26 +242,10 @@ static int build_switcher(struct guest_memory *gm, uint64_t l4,
         !map_new(gm, l4, SW_EXC_STACK_VA, PAGE_SIZE, HOST_RW) ||
         !map_new(gm, l4, SW_IRQ_STACK_VA, PAGE_SIZE, HOST_RW) ||
         !map_new(gm, l4, SW_BP_STACK_VA, PAGE_SIZE, HOST_RW) ||
-        build_gdt(gm, l4) || build_tss(gm, l4) ||
+        build_gdt(gm, l4, hole) || build_tss(gm, l4) ||
         build_idt(gm, l4, sw->vector_stubs, sw->vector_stub_stride))
         return fail(e, "out of perch-private memory building the Switcher");
     return 0;
-}
-
-/* Machine address that `va` maps to in the tree under `l4`, or 0. */
-static uint64_t lookup(struct guest_memory *gm, uint64_t l4, uint64_t va)
-{
-    uint64_t table = l4 << PAGE_SHIFT;
-
-    for (int level = 4; level >= 1; level--) {
-        uint64_t *t = gm_frame(gm, table >> PAGE_SHIFT);
-        uint64_t entry = t ? t[pt_index(va, level)] : 0;
-
-        if (!(entry & PTE_P))
-            return 0;
-        table = entry & PTE_ADDR_MASK;
-    }
-    return table;
 }
 
 /* Map the page at `va` of the kernel view's tree into the user view's tree,
@@ -317,11 +332,14 @@ static int build_host(struct guest_memory *gm, uint64_t l4,
 static int build_m2p(struct guest_memory *gm, uint64_t l4, struct hole *hole)
 {
     uint64_t frames = gm->bytes / PAGE_SIZE;
-    uint64_t *m2p = map_new(gm, l4, PERCH_M2P_VA, frames * 8, PTE_P | PTE_US |
-                            PTE_A | PTE_NX);
+    uint64_t first = frames * 8 > PERCH_M2P_MAX_BYTES ? INVALID_MFN :
+        map_new_range(gm, l4, PERCH_M2P_VA, frames * 8,
+                      PTE_P | PTE_US | PTE_A | PTE_NX, NULL, 0);
+    uint64_t *m2p = first == INVALID_MFN ? NULL : gm_frame(gm, first);
 
-    if (!m2p || frames * 8 > PERCH_M2P_MAX_BYTES)
+    if (!m2p)
         return -1;
+    hole->m2p_maddr = first << PAGE_SHIFT;
     for (uint64_t mfn = 0; mfn < frames; mfn++)
         m2p[mfn] = mfn >= gm->guest_mfn_base ? mfn - gm->guest_mfn_base
                                              : INVALID_P2M_ENTRY;
@@ -339,6 +357,13 @@ static int build_alias(struct guest_memory *gm, uint64_t l4)
     return 0;
 }
 
+/* As Xen's builder: events start masked in every legacy vcpu_info. */
+static void mask_all_upcalls(struct shared_info *si)
+{
+    for (int i = 0; i < XEN_LEGACY_MAX_VCPUS; i++)
+        si->vcpu_info[i].evtchn_upcall_mask = 1;
+}
+
 int hole_build(struct guest_memory *gm, const struct vm_images *images,
                struct hole *hole, struct error *e)
 {
@@ -348,17 +373,22 @@ int hole_build(struct guest_memory *gm, const struct vm_images *images,
     if (l4 == INVALID_MFN)
         return fail(e, "out of perch-private memory");
     hole->template_l4_mfn = l4;
-    if (build_switcher(gm, l4, images, e) || build_host(gm, l4, images, hole, e))
+    if (build_switcher(gm, l4, images, hole, e) || build_host(gm, l4, images, hole, e))
         return -1;
     if (build_user_view(gm, l4, images, hole))
         return fail(e, "out of perch-private memory building the user view");
     hole->shared_info_mfn = gm_alloc_private(gm);
     hole->doorbell_gpa = gm->bytes;   /* first address past the memslot */
     if (hole->shared_info_mfn == INVALID_MFN || build_m2p(gm, l4, hole) ||
+        gm->bytes / PAGE_SIZE * 8 > HOST_FRAME_TABLE_MAX ||
+        !map_new(gm, l4, HOST_FRAME_TABLE_VA, gm->bytes / PAGE_SIZE * 8, HOST_RW) ||
         build_alias(gm, l4) ||
         pt_map(gm, l4, HOST_DOORBELL_VA, 1, hole->doorbell_gpa | HOST_RW |
+               PTE_PCD | PTE_PWT, alloc_private, gm) ||
+        pt_map(gm, l4, HOST_APIC_VA, 1, PERCH_APIC_GPA | HOST_RW |
                PTE_PCD | PTE_PWT, alloc_private, gm))
         return fail(e, "out of perch-private memory building the hole");
+    mask_all_upcalls(gm_frame(gm, hole->shared_info_mfn));
     return 0;
 }
 
@@ -379,6 +409,10 @@ int hole_install(struct guest_memory *gm, const struct hole *hole,
     sh->boot.machine_frames = gm->bytes / PAGE_SIZE;
     sh->boot.kernel_cr3 = l4_mfn << PAGE_SHIFT;
     sh->boot.shared_info_mfn = hole->shared_info_mfn;
+    sh->boot.m2p_maddr = hole->m2p_maddr;
+    sh->boot.frame_table_va = HOST_FRAME_TABLE_VA;
+    sh->boot.gdt_l1_maddr = hole->gdt_l1_maddr;
+    sh->boot.gdt_zero_maddr = hole->gdt_zero_maddr;
     sh->boot.kernel_slot_257 = template[PERCH_SLOT_FIRST];
     sh->boot.kernel_slot_258 = template[PERCH_ALIAS_SLOT];
     sh->boot.user_slot_257 = hole->user_slot_257;

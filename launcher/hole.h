@@ -34,6 +34,9 @@ struct hole {
     uint64_t user_slot_257;         /* L4 entry of the user view */
     struct perch_shared *shared;    /* Launcher's pointer to the shared page */
     uint64_t m2p_entries;           /* max_mfn + 1 */
+    uint64_t m2p_maddr;             /* machine address of its entry 0 */
+    uint64_t gdt_l1_maddr;          /* the L1 behind the GDT's pages */
+    uint64_t gdt_zero_maddr;        /* the zero frame behind unused ones */
 };
 
 /* Private frames to reserve for a guest of nr_pages: tables, Switcher,

@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "console.h"
@@ -68,7 +69,7 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
     return hole_install(&l->gm, &l->hole, l->layout.l4_mfn, e);
 }
 
-static int start_vm(struct launch *l, struct error *e)
+static int start_vm(struct launch *l, const struct options *o, struct error *e)
 {
     struct vcpu_boot boot = {
         .rip = l->hole.boot_entry,   /* the Host starts, then enters the guest */
@@ -83,12 +84,19 @@ static int start_vm(struct launch *l, struct error *e)
         .lstar = l->hole.lstar,
     };
 
+    struct timespec now;
+
+    clock_gettime(CLOCK_REALTIME, &now);
     l->hole.shared->boot.guest_rip = l->layout.entry;
     l->hole.shared->boot.guest_rsp = l->layout.stack_top;
     l->hole.shared->boot.guest_rsi = l->layout.start_info_va;
+    l->hole.shared->boot.strict = o->strict;
     if (kvm_vm_create(&l->vm, &l->gm, e) ||
         kvm_doorbell(&l->vm, l->hole.doorbell_gpa, &l->doorbell_fd, e))
         return -1;
+    /* The guest's TSC starts near 0 with the vCPU: wall clock at TSC 0. */
+    l->hole.shared->boot.tsc_khz = kvm_tsc_khz(&l->vm);
+    l->hole.shared->boot.wallclock_ns = now.tv_sec * 1000000000ull + now.tv_nsec;
     return kvm_vcpu_boot(&l->vm, &boot, e);
 }
 
@@ -112,7 +120,7 @@ int launch(const struct options *o, struct error *e)
     memset(&l, 0, sizeof(l));
     l.doorbell_fd = -1;
     l.vm.kvm_fd = l.vm.vm_fd = l.vm.vcpu_fd = -1;
-    if (load_files(&l, o, e) || build_memory(&l, o, e) || start_vm(&l, e))
+    if (load_files(&l, o, e) || build_memory(&l, o, e) || start_vm(&l, o, e))
         goto out;
     guest_run_signals();
     if (console_start(&console, l.hole.shared, l.doorbell_fd, STDOUT_FILENO)) {

@@ -20,6 +20,8 @@ static const char *const visit_names[PERCH_VISIT_COUNT] = {
     [PERCH_VISIT_SERVICE_RESUME] = "service: resume",
     [PERCH_VISIT_SERVICE_CR3] = "service: cr3 load",
     [PERCH_VISIT_SERVICE_EXIT] = "service: exit to Launcher",
+    [PERCH_VISIT_SERVICE_HALT] = "service: halt (idle)",
+    [PERCH_VISIT_USER_SYSCALL] = "guest-user syscall",
 };
 
 const char *hypercall_name(unsigned nr)

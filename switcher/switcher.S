@@ -55,6 +55,20 @@ gate_exit:
     int3
     ret                             /* back to the Host's `call` */
     .balign 16
+    .global gate_halt, halt_wake
+gate_halt:
+    int3
+    ret
+    .balign 16
+/* Reached from bp_entry in ring 0: sleep until an interrupt. sti takes
+ * effect after hlt starts, so no wake-up is lost. The interrupt's frame
+ * shows SW_HALT_WAKE_RIP; the Host then resumes gate_halt's caller. */
+halt_code:
+    sti
+    hlt
+halt_wake:
+    cli
+    iretq
 
     .text
 
@@ -117,6 +131,8 @@ bp_entry:
     je svc_cr3_resume
     cmpl $LOW32(SW_GATE_EXIT + 1), (%rsp)
     je svc_exit
+    cmpl $LOW32(SW_GATE_HALT + 1), (%rsp)
+    je halt_code
     movabs $HANDOFF(3), %rsp
     iretq
 
@@ -141,3 +157,4 @@ fatal_entry:
     out %al, $PERCH_FATAL_PORT
     hlt
     jmp fatal_entry
+

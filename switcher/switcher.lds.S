@@ -11,3 +11,6 @@ SECTIONS
     .text SW_CODE_VA : AT(0x2000) { *(.text .text.*) *(.rodata .rodata.*) }
     /DISCARD/ : { *(.data) *(.bss) *(.note*) *(.comment) *(.eh_frame) }
 }
+
+ASSERT(gate_halt == SW_GATE_HALT, "gate_halt is not at SW_GATE_HALT")
+ASSERT(halt_wake == SW_HALT_WAKE_RIP, "halt_wake is not at SW_HALT_WAKE_RIP")

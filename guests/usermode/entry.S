@@ -61,3 +61,24 @@ iret_to:
     mov $HYPERVISOR_iret, %eax
     syscall
     ud2
+
+/* iret_with_frame(f, ctx): back to where frame f came from: every register
+ * from f (rax, rcx and r11 travel in the iret_context), then iret. */
+    .global iret_with_frame
+iret_with_frame:
+    mov 0*8(%rdi), %r15
+    mov 1*8(%rdi), %r14
+    mov 2*8(%rdi), %r13
+    mov 3*8(%rdi), %r12
+    mov 5*8(%rdi), %r10
+    mov 6*8(%rdi), %r9
+    mov 7*8(%rdi), %r8
+    mov 8*8(%rdi), %rbp
+    mov 11*8(%rdi), %rdx
+    mov 13*8(%rdi), %rbx
+    mov %rsi, %rsp
+    mov 10*8(%rdi), %rsi
+    mov 9*8(%rdi), %rdi
+    mov $HYPERVISOR_iret, %eax
+    syscall
+    ud2

@@ -70,37 +70,133 @@ user_forged_hypercall:
     syscall
     DONE %rax                       /* the kernel answers SYS_FORGED_SEEN */
 
+    .global user_read_lstar_page
+user_read_lstar_page:
+    movabs $HOST_IMAGE_VA, %rax
+    DONE (%rax)
+
 /* Each of these must fault into the guest kernel and never get further. */
-.macro FAULT name, insns:vararg
+.macro FAULT name
     .global user_\name
 user_\name:
-    \insns
+.endm
+.macro NOT_REACHED
     DONE $0xbad
 .endm
 
-    FAULT read_kernel, movabs $0xffffffff80100000, %rax; mov (%rax), %rax
-    FAULT write_kernel, movabs $0xffffffff80100000, %rax; movq $1, (%rax)
-    FAULT read_host, movabs $HOST_IMAGE_VA, %rax; mov (%rax), %rax
-    FAULT read_alias, movabs $PERCH_ALIAS_VA, %rax; mov (%rax), %rax
-    FAULT read_m2p, movabs $PERCH_M2P_VA, %rax; mov (%rax), %rax
-    FAULT read_gdt, movabs $SW_GDT_VA + 0xe000, %rax; mov (%rax), %rax
-    FAULT read_ist_stack, movabs $SW_EXC_STACK_VA, %rax; mov (%rax), %rax
-    FAULT write_ist_stack, movabs $SW_EXC_STACK_VA, %rax; movq $0, (%rax)
-    FAULT exec_switcher, movabs $SW_CODE_VA, %rax; jmp *%rax
-    FAULT cli, cli
-    FAULT hlt, hlt
-    FAULT mov_cr3, mov %cr3, %rax
-    FAULT wrmsr, xor %eax, %eax; xor %edx, %edx; mov $0xc0000082, %ecx; wrmsr
-    FAULT out_port, mov $0xe0, %edx; out %al, (%dx)
-    FAULT lgdt, sub $16, %rsp; lgdt (%rsp)
-    FAULT load_ring0_ds, mov $SW_DS0_SEL, %eax; mov %eax, %ds
-    FAULT far_ret_ring0, pushq $SW_CS0_SEL; lea 1f(%rip), %rax; push %rax; lretq; 1: nop
-    FAULT iret_to_ring0, mov %rsp, %rax; pushq $SW_DS0_SEL; push %rax; pushfq; pushq $SW_CS0_SEL; lea 1f(%rip), %rax; push %rax; iretq; 1: nop
-    FAULT int3, int3
+    FAULT read_kernel
+    movabs $0xffffffff80100000, %rax
+    mov (%rax), %rax
+    NOT_REACHED
+
+    FAULT write_kernel
+    movabs $0xffffffff80100000, %rax
+    movq $1, (%rax)
+    NOT_REACHED
+
+    FAULT read_host
+    movabs $HOST_IMAGE_VA + 0x2000, %rax
+    mov (%rax), %rax
+    NOT_REACHED
+
+    FAULT read_alias
+    movabs $PERCH_ALIAS_VA, %rax
+    mov (%rax), %rax
+    NOT_REACHED
+
+    FAULT read_m2p
+    movabs $PERCH_M2P_VA, %rax
+    mov (%rax), %rax
+    NOT_REACHED
+
+    FAULT read_gdt
+    movabs $SW_GDT_VA + 0xe000, %rax
+    mov (%rax), %rax
+    NOT_REACHED
+
+    FAULT read_ist_stack
+    movabs $SW_EXC_STACK_VA, %rax
+    mov (%rax), %rax
+    NOT_REACHED
+
+    FAULT write_ist_stack
+    movabs $SW_EXC_STACK_VA, %rax
+    movq $0, (%rax)
+    NOT_REACHED
+
+    FAULT exec_switcher
+    movabs $SW_CODE_VA, %rax
+    jmp *%rax
+    NOT_REACHED
+
+    FAULT cli
+    cli
+    NOT_REACHED
+
+    FAULT hlt
+    hlt
+    NOT_REACHED
+
+    FAULT mov_cr3
+    mov %cr3, %rax
+    NOT_REACHED
+
+    FAULT wrmsr
+    xor %eax, %eax
+    xor %edx, %edx
+    mov $0xc0000082, %ecx
+    wrmsr
+    NOT_REACHED
+
+    FAULT out_port
+    mov $0xe0, %edx
+    out %al, (%dx)
+    NOT_REACHED
+
+    FAULT lgdt
+    sub $16, %rsp
+    lgdt (%rsp)
+    NOT_REACHED
+
+    FAULT load_ring0_ds
+    mov $SW_DS0_SEL, %eax
+    mov %eax, %ds
+    NOT_REACHED
+
+    FAULT far_ret_ring0
+    pushq $SW_CS0_SEL
+    lea 1f(%rip), %rax
+    push %rax
+    lretq
+1:  nop
+    NOT_REACHED
+
+    FAULT iret_to_ring0
+    mov %rsp, %rax
+    pushq $SW_DS0_SEL
+    push %rax
+    pushfq
+    pushq $SW_CS0_SEL
+    lea 1f(%rip), %rax
+    push %rax
+    iretq
+1:  nop
+    NOT_REACHED
+
+    FAULT int3
+    int3
+    NOT_REACHED
+
     /* The LSTAR page of the user view is all int3: only a real `syscall`
      * enters the kernel's syscall path from there. */
-    FAULT jump_lstar_page, movabs $HOST_IMAGE_VA, %rax; jmp *%rax
-    FAULT ud2, ud2
+    FAULT jump_lstar_page
+    movabs $HOST_IMAGE_VA, %rax
+    jmp *%rax
+    NOT_REACHED
+
+    FAULT ud2
+    ud2
+    NOT_REACHED
 
     .global user_end_marker
 user_end_marker:

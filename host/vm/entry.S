@@ -161,7 +161,8 @@ host_user_vector_entries:
  *   off) or the frame is not the guest kernel's.
  * env_resume_cr3(regs, cr3): through the CR3_RESUME gate: load cr3 (which
  *   flushes the TLB) and resume, one visit: entering guest user, or a
- *   pending flush.
+ *   pending flush. rax and the frame go to SW_RESUME_FRAME first, since
+ *   the Host's stack is not mapped in a user view.
  * env_return_native(regs): no ring 0 at all: every register restored, then
  *   popf, the guest's rsp and a jmp. Only for guest-kernel frames in the
  *   current address space, with the interrupt flag already on.
@@ -175,9 +176,14 @@ env_resume:
     .global env_resume_cr3
 env_resume_cr3:
     mov %rsi, resume_cr3(%rip)
+    lea switcher_resume_frame(%rip), %rax
+    .irp word, 0, 1, 2, 3, 4, 5     /* rax, rip, cs, rflags, rsp, ss */
+    mov (14 + \word) * 8(%rdi), %rcx
+    mov %rcx, \word * 8(%rax)
+    .endr
     mov %rdi, %rsp
     RESTORE_GPRS
-    sub $8, %rsp                    /* back onto the saved rax */
+    lea switcher_resume_frame(%rip), %rsp
     mov resume_cr3(%rip), %rax
     jmp switcher_gate_cr3_resume
 

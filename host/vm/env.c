@@ -52,3 +52,33 @@ void env_write_gs_base(uint64_t base)
 {
     __asm__ volatile("wrgsbase %0" :: "r"(base));
 }
+
+uint64_t env_rdtsc(void)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* The Launcher's back ends share the one doorbell for now. */
+void env_notify_backend(unsigned port)
+{
+    (void)port;
+    env_ring_doorbell();
+}
+
+/* Sleep in ring 0 until an interrupt; host/trap.c resumes us. */
+void env_idle(void)
+{
+    perch_shared.stats.visits[PERCH_VISIT_SERVICE_HALT]++;
+    __asm__ volatile("call switcher_gate_halt" ::: "memory");
+}
+
+/* CPUID at CPL3 is answered by KVM with the vCPU's CPUID. */
+void env_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
+{
+    __asm__ volatile("cpuid"
+                     : "=a"(out[0]), "=b"(out[1]), "=c"(out[2]), "=d"(out[3])
+                     : "a"(leaf), "c"(subleaf));
+}

@@ -9,4 +9,4 @@ perch_run usermode run --stats "$GUESTS/usermode.elf"
 grep -E '^(PASS|FAIL) ' "$TMP/usermode.out"
 expect_status usermode 0
 expect_line usermode out '^usermode: [0-9]+ passed, 0 failed$'
-expect_line usermode err '^ +user syscall +[0-9]+$'
+expect_line usermode err '^ +guest-user syscall +[0-9]+$'

@@ -7,6 +7,8 @@
  */
 #include "host_env.h"
 
+#include "../../host/vcpu.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +64,8 @@ void host_env_reset(uint64_t frames)
     host_env_frames = frames;
     next_table_frame = frames;
     memset(&perch_shared, 0, sizeof(perch_shared));
+    memset(&vcpu0, 0, sizeof(vcpu0));
+    vcpu0.in_kernel = true;
     perch_shared.boot.machine_frames = frames;
 
     memset(host_env_log, 0, sizeof(host_env_log));
@@ -116,9 +120,9 @@ uint64_t host_env_map(uint64_t va, uint64_t mfn, uint64_t flags)
 {
     uint64_t table;
 
-    if (!(perch_shared.boot.kernel_cr3 & PTE_ADDR_MASK))
-        perch_shared.boot.kernel_cr3 = host_env_alloc_frame() << 12;
-    table = perch_shared.boot.kernel_cr3 & PTE_ADDR_MASK;
+    if (!(vcpu0.kernel_cr3 & PTE_ADDR_MASK))
+        vcpu0.kernel_cr3 = perch_shared.boot.kernel_cr3 = host_env_alloc_frame() << 12;
+    table = vcpu0.kernel_cr3 & PTE_ADDR_MASK;
     for (int level = 3; level > 0; level--) {
         uint64_t *entry = (uint64_t *)host_env_frame(table >> 12) + va_index(va, level);
 
@@ -138,7 +142,7 @@ void host_env_map_range(uint64_t va, uint64_t mfn, uint64_t pages, uint64_t flag
 
 uint64_t *host_env_pte(uint64_t va, int level)
 {
-    uint64_t table = perch_shared.boot.kernel_cr3 & PTE_ADDR_MASK;
+    uint64_t table = vcpu0.kernel_cr3 & PTE_ADDR_MASK;
 
     for (int l = 3;; l--) {
         uint64_t *entry;
@@ -328,4 +332,65 @@ __attribute__((weak)) void env_write_fs_base(uint64_t base)
 __attribute__((weak)) void env_write_gs_base(uint64_t base)
 {
     host_env_gs_base = base;
+}
+
+/* ---- Stand-ins for the environment of the events, time, MMU and
+ * emulation code. Weak: a test that exercises them defines its own. ---- */
+
+unsigned host_env_backend_notifications;
+
+__attribute__((weak)) void env_notify_backend(unsigned port)
+{
+    (void)port;
+    host_env_backend_notifications++;
+}
+
+__attribute__((weak)) uint64_t env_rdtsc(void)
+{
+    return 0;
+}
+
+__attribute__((weak)) void env_timer_arm(uint64_t deadline_ns)
+{
+    (void)deadline_ns;
+}
+
+__attribute__((weak)) void env_timer_cancel(void)
+{
+}
+
+/* Nothing would ever wake a blocked vCPU here: a test that blocks must
+ * provide its own. */
+__attribute__((weak)) void env_idle(void)
+{
+    fprintf(stderr, "host_env: env_idle() without a stand-in\n");
+    abort();
+}
+
+__attribute__((weak)) void env_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
+{
+    (void)leaf, (void)subleaf;
+    out[0] = out[1] = out[2] = out[3] = 0;
+}
+
+
+unsigned host_env_interrupt_acks;
+
+__attribute__((weak)) void env_interrupts_init(void)
+{
+}
+
+__attribute__((weak)) void env_interrupt_ack(void)
+{
+    host_env_interrupt_acks++;
+}
+
+__attribute__((weak)) bool env_timer_due(void)
+{
+    return true;
+}
+
+__attribute__((weak)) void env_timer_nudge(uint64_t delay_ns)
+{
+    (void)delay_ns;
 }

@@ -83,6 +83,8 @@ const struct host_env_request *host_env_last_request(void);
 
 /* env_ring_doorbell() and env_switcher_roundtrip() calls. */
 extern unsigned host_env_doorbells;
+/* Interrupts acknowledged through env_interrupt_ack(). */
+extern unsigned host_env_interrupt_acks;
 extern unsigned host_env_switcher_roundtrips;
 
 /*

@@ -95,7 +95,7 @@ static void shutdown_struct_read_only(void)
 static void unknown_cmd_enosys(void)
 {
     static const uint64_t cmds[] = {
-        SCHEDOP_block, SCHEDOP_poll, SCHEDOP_remote_shutdown,
+        SCHEDOP_remote_shutdown,
         SCHEDOP_shutdown_code, SCHEDOP_watchdog, 7, 1000, ~0ull,
         (1ull << 32) | SCHEDOP_shutdown,
     };

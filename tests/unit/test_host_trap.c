@@ -13,8 +13,17 @@
 #define GUEST_RIP 0xffffffff81234567ull
 #define GUEST_RSP 0xffffffff81ffff00ull
 
+/*
+ * A guest-kernel frame at GUEST_RIP, where a ud2 sits: a #UD or #GP there is
+ * first offered to the privileged-instruction emulator, which declines.
+ */
 static void regs_guest(struct cpu_regs *r, uint64_t vector, uint64_t error)
 {
+    uint8_t *code = host_env_frame(1);
+
+    code[GUEST_RIP & 0xfff] = 0x0f;
+    code[(GUEST_RIP & 0xfff) + 1] = 0x0b;
+    host_env_map(GUEST_RIP & ~0xfffull, 1, HOST_ENV_RW);
     memset(r, 0, sizeof(*r));
     r->rip = GUEST_RIP;
     r->cs = FLAT_KERNEL_CS64;
@@ -58,6 +67,8 @@ static void guest_page_fault_named(void)
 static void every_exception_named(void)
 {
     for (uint64_t v = 0; v < 32; v++) {
+        if (v == 14)
+            continue;   /* a fault at GUEST_RIP itself: guest_page_fault_named */
         struct cpu_regs r;
         char want[32];
         const char *msg;
@@ -79,7 +90,7 @@ static void some_names(void)
     static const struct { uint64_t v; const char *name; } names[] = {
         { 0, "#DE" }, { 3, "#BP" }, { 6, "#UD" }, { 13, "#GP" }, { 14, "#PF" },
         { 17, "#AC" }, { 21, "#CP" }, { 22, "reserved exception" },
-        { 31, "reserved exception" }, { 32, "interrupt" }, { 255, "interrupt" },
+        { 31, "reserved exception" },
     };
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -182,6 +193,7 @@ static void counters(void)
     HOST_ENV_EXPECT_STOP(host_trap(&r));
     regs_guest(&r, 3, 0);
     HOST_ENV_EXPECT_STOP(host_trap(&r));
+    /* Interrupts are acknowledged and the guest resumed: no request. */
     regs_guest(&r, 32, 0);
     HOST_ENV_EXPECT_STOP(host_trap(&r));
     regs_guest(&r, 255, 0);
@@ -192,8 +204,9 @@ static void counters(void)
     CHECK(perch_shared.stats.vectors[255] == 1);
     CHECK(perch_shared.stats.visits[PERCH_VISIT_EXCEPTION] == 3);
     CHECK(perch_shared.stats.visits[PERCH_VISIT_INTERRUPT] == 2);
-    CHECK(perch_shared.stats.visits[PERCH_VISIT_SERVICE_EXIT] == 5);
-    CHECK(host_env_requests_of[PERCH_REQ_FATAL] == 5);
+    CHECK(perch_shared.stats.visits[PERCH_VISIT_SERVICE_EXIT] == 3);
+    CHECK(host_env_requests_of[PERCH_REQ_FATAL] == 3);
+    CHECK(host_env_interrupt_acks == 2);
 }
 
 /* ---- host/request.c --------------------------------------------------- */

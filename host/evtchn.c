@@ -1,0 +1,486 @@
+/*
+ * Event channels, 2-level ABI: port bindings, the pending/mask/selector bits
+ * a raise sets, and event_channel_op. See evtchn.h.
+ */
+#include "evtchn.h"
+
+#include "env.h"
+
+struct evtchn_state evtchn_state;
+uint64_t evtchn_shared_info_mfn;
+
+#define WORD_BITS 64u
+
+void evtchn_init(void)
+{
+    __builtin_memset(&evtchn_state, 0, sizeof(evtchn_state));
+}
+
+/* ---- shared_info and vcpu_info ------------------------------------------ */
+
+volatile struct shared_info *evtchn_shared_info(void)
+{
+    uint64_t mfn = evtchn_shared_info_mfn;
+
+    if (mfn >= perch_shared.boot.machine_frames)
+        return NULL;
+    return (volatile struct shared_info *)(env_alias_base() + mfn * XEN_PAGE_SIZE);
+}
+
+volatile struct vcpu_info *evtchn_vcpu_info(void)
+{
+    volatile struct shared_info *si;
+
+    if (evtchn_state.vcpu_info_moved)
+        return (volatile struct vcpu_info *)(env_alias_base() +
+                                             evtchn_state.vcpu_info_maddr);
+    si = evtchn_shared_info();
+    return si ? &si->vcpu_info[0] : NULL;
+}
+
+/*
+ * Bit `bit` of a bitmap of 64-bit words; the test_and_ forms return the old
+ * value. The guest does not run while the Host does, but the timer
+ * interrupt may raise VIRQ_TIMER in the middle of the Host's own raise:
+ * each change is one locked instruction, so neither bit is lost.
+ */
+static bool test_bit(volatile uint64_t *words, unsigned bit)
+{
+    return (words[bit / WORD_BITS] >> (bit % WORD_BITS)) & 1;
+}
+
+static bool test_and_set_bit(volatile uint64_t *words, unsigned bit)
+{
+    uint64_t mask = 1ull << (bit % WORD_BITS);
+
+    return __atomic_fetch_or(&words[bit / WORD_BITS], mask, __ATOMIC_SEQ_CST) & mask;
+}
+
+static bool test_and_clear_bit(volatile uint64_t *words, unsigned bit)
+{
+    uint64_t mask = 1ull << (bit % WORD_BITS);
+
+    return __atomic_fetch_and(&words[bit / WORD_BITS], ~mask, __ATOMIC_SEQ_CST) & mask;
+}
+
+/* The second level: the port's word in pending_sel, then upcall_pending.
+ * Only a selector bit that was clear calls for a new upcall. */
+static void mark_word_pending(volatile struct vcpu_info *vi, unsigned port)
+{
+    if (!test_and_set_bit(&vi->evtchn_pending_sel, port / WORD_BITS))
+        vi->evtchn_upcall_pending = 1;
+}
+
+/* Xen's 2-level set_pending, for a port already known to be bound. */
+static void set_pending(unsigned port)
+{
+    volatile struct shared_info *si = evtchn_shared_info();
+    volatile struct vcpu_info *vi = evtchn_vcpu_info();
+
+    if (!si || !vi)
+        return;
+    if (test_and_set_bit(si->evtchn_pending, port))
+        return;   /* already pending: the guest has yet to see it */
+    __atomic_fetch_add(&evtchn_state.kicks, 1, __ATOMIC_SEQ_CST);
+    if (!test_bit(si->evtchn_mask, port))
+        mark_word_pending(vi, port);
+}
+
+static bool port_bound(unsigned port)
+{
+    return port < EVTCHN_2L_NR_CHANNELS &&
+           evtchn_state.port[port].state != EVTCHN_FREE;
+}
+
+void evtchn_raise(unsigned port)
+{
+    if (port_bound(port))
+        set_pending(port);
+}
+
+void evtchn_raise_virq(unsigned virq)
+{
+    if (virq < XEN_NR_VIRQS && evtchn_state.virq_port[virq])
+        set_pending(evtchn_state.virq_port[virq]);
+}
+
+bool evtchn_port_pending(unsigned port)
+{
+    volatile struct shared_info *si = evtchn_shared_info();
+
+    return si && port < EVTCHN_2L_NR_CHANNELS && test_bit(si->evtchn_pending, port);
+}
+
+bool evtchn_backends_bound(void)
+{
+    return evtchn_state.nr_backends != 0;
+}
+
+bool evtchn_upcall_due(void)
+{
+    volatile struct vcpu_info *vi = evtchn_vcpu_info();
+
+    return vi && vi->evtchn_upcall_pending && !vi->evtchn_upcall_mask;
+}
+
+/* EVTCHNOP_unmask's work: a port that was masked while pending is raised
+ * to the second level now, as Xen does (Linux does the same itself for
+ * ports on its own vCPU). */
+static void unmask_port(unsigned port)
+{
+    volatile struct shared_info *si = evtchn_shared_info();
+    volatile struct vcpu_info *vi = evtchn_vcpu_info();
+
+    if (!si || !vi)
+        return;
+    if (test_and_clear_bit(si->evtchn_mask, port) &&
+        test_bit(si->evtchn_pending, port))
+        mark_word_pending(vi, port);
+}
+
+/* ---- Bindings -------------------------------------------------------------- */
+
+/* The lowest free port, as Xen allocates them; port 0 is reserved. */
+static long alloc_port(void)
+{
+    for (unsigned port = 1; port < EVTCHN_2L_NR_CHANNELS; port++)
+        if (evtchn_state.port[port].state == EVTCHN_FREE)
+            return port;
+    return -XEN_ENOSPC;
+}
+
+static void bind(unsigned port, enum evtchn_port_state state, unsigned virq)
+{
+    struct evtchn_port *p = &evtchn_state.port[port];
+
+    p->state = state;
+    p->virq = virq;
+    p->notify_vcpu = 0;
+    if (state == EVTCHN_VIRQ)
+        evtchn_state.virq_port[virq] = port;
+    if (state == EVTCHN_BACKEND)
+        evtchn_state.nr_backends++;
+}
+
+/* Xen's evtchn_free: the pending bit goes (no stale event on a re-bind),
+ * the mask bit stays the guest's. */
+static void unbind(unsigned port)
+{
+    struct evtchn_port *p = &evtchn_state.port[port];
+    volatile struct shared_info *si = evtchn_shared_info();
+
+    if (p->state == EVTCHN_VIRQ)
+        evtchn_state.virq_port[p->virq] = 0;
+    if (p->state == EVTCHN_BACKEND)
+        evtchn_state.nr_backends--;
+    if (si)
+        test_and_clear_bit(si->evtchn_pending, port);
+    __builtin_memset(p, 0, sizeof(*p));
+}
+
+int evtchn_bind_backend(unsigned port)
+{
+    if (port == 0 || port >= EVTCHN_2L_NR_CHANNELS)
+        return -XEN_EINVAL;
+    if (port_bound(port))
+        return -XEN_EBUSY;
+    bind(port, EVTCHN_BACKEND, 0);
+    return 0;
+}
+
+/* Global virqs may be bound (on vCPU 0) but perch never raises them. */
+static bool virq_per_vcpu(unsigned virq)
+{
+    return virq == VIRQ_TIMER || virq == VIRQ_DEBUG ||
+           virq == VIRQ_XENOPROF || virq == VIRQ_XENPMU;
+}
+
+/* ---- event_channel_op -------------------------------------------------- */
+
+/*
+ * Each operation copies its struct in and, for those with results, out.
+ * When the copy out fails the binding stays made, as in Xen: the guest
+ * gets -EFAULT and finds the port with EVTCHNOP_status if it cares.
+ */
+static long op_bind_virq(uint64_t arg)
+{
+    struct evtchn_bind_virq b;
+    long port;
+
+    if (copy_from_guest(&b, arg, sizeof(b)))
+        return -XEN_EFAULT;
+    if (b.virq >= XEN_NR_VIRQS)
+        return -XEN_EINVAL;
+    if (!virq_per_vcpu(b.virq) && b.vcpu != 0)
+        return -XEN_EINVAL;
+    if (b.vcpu != 0)
+        return -XEN_ENOENT;
+    if (evtchn_state.virq_port[b.virq])
+        return -XEN_EEXIST;
+    port = alloc_port();
+    if (port < 0)
+        return port;
+    bind(port, EVTCHN_VIRQ, b.virq);
+    b.port = port;
+    return copy_to_guest(arg, &b, sizeof(b)) ? -XEN_EFAULT : 0;
+}
+
+static long op_bind_ipi(uint64_t arg)
+{
+    struct evtchn_bind_ipi b;
+    long port;
+
+    if (copy_from_guest(&b, arg, sizeof(b)))
+        return -XEN_EFAULT;
+    if (b.vcpu != 0)
+        return -XEN_ENOENT;
+    port = alloc_port();
+    if (port < 0)
+        return port;
+    bind(port, EVTCHN_IPI, 0);
+    b.port = port;
+    return copy_to_guest(arg, &b, sizeof(b)) ? -XEN_EFAULT : 0;
+}
+
+/* The one uint32_t port of close, send and unmask; ~0 if unreadable. */
+static uint64_t read_port(uint64_t arg)
+{
+    uint32_t port;
+
+    return copy_from_guest(&port, arg, sizeof(port)) ? ~0ull : port;
+}
+
+/* The guest may close a back end's port too, as a Xen guest may close its
+ * interdomain ones; perch's back end then notifies nobody. */
+static long op_close(uint64_t arg)
+{
+    uint64_t port = read_port(arg);
+
+    if (port == ~0ull)
+        return -XEN_EFAULT;
+    if (!port_bound(port))
+        return -XEN_EINVAL;
+    unbind(port);
+    return 0;
+}
+
+/* Xen accepts a send only on IPI and interdomain ports. */
+static long op_send(uint64_t arg)
+{
+    uint64_t port = read_port(arg);
+
+    if (port == ~0ull)
+        return -XEN_EFAULT;
+    if (!port_bound(port))
+        return -XEN_EINVAL;
+    switch (evtchn_state.port[port].state) {
+    case EVTCHN_IPI:
+        set_pending(port);
+        return 0;
+    case EVTCHN_BACKEND:
+        env_notify_backend(port);
+        return 0;
+    default:
+        return -XEN_EINVAL;
+    }
+}
+
+static long op_unmask(uint64_t arg)
+{
+    uint64_t port = read_port(arg);
+
+    if (port == ~0ull)
+        return -XEN_EFAULT;
+    if (port >= EVTCHN_2L_NR_CHANNELS)
+        return -XEN_EINVAL;
+    unmask_port(port);
+    return 0;
+}
+
+static void fill_status(struct evtchn_status *s)
+{
+    const struct evtchn_port *p = &evtchn_state.port[s->port];
+
+    __builtin_memset(&s->u, 0, sizeof(s->u));
+    s->vcpu = p->notify_vcpu;
+    switch (p->state) {
+    case EVTCHN_VIRQ:
+        s->status = EVTCHNSTAT_virq;
+        s->u.virq = p->virq;
+        break;
+    case EVTCHN_IPI:
+        s->status = EVTCHNSTAT_ipi;
+        break;
+    case EVTCHN_BACKEND:
+        /* The peer is a back end, as if in domain 0; it has no port of
+         * its own to show. */
+        s->status = EVTCHNSTAT_interdomain;
+        break;
+    default:
+        s->status = EVTCHNSTAT_closed;
+        break;
+    }
+}
+
+/* Only the guest's own domain exists for it. */
+static long op_status(uint64_t arg)
+{
+    struct evtchn_status s;
+
+    if (copy_from_guest(&s, arg, sizeof(s)))
+        return -XEN_EFAULT;
+    if (s.dom != DOMID_SELF)
+        return -XEN_ESRCH;
+    if (s.port >= EVTCHN_2L_NR_CHANNELS)
+        return -XEN_EINVAL;
+    fill_status(&s);
+    return copy_to_guest(arg, &s, sizeof(s)) ? -XEN_EFAULT : 0;
+}
+
+/* With one vCPU, only the rules remain: a per-vCPU virq and an IPI cannot
+ * move, the rest may "move" to vCPU 0. */
+static long op_bind_vcpu(uint64_t arg)
+{
+    struct evtchn_bind_vcpu b;
+    const struct evtchn_port *p;
+
+    if (copy_from_guest(&b, arg, sizeof(b)))
+        return -XEN_EFAULT;
+    if (b.vcpu != 0)
+        return -XEN_ENOENT;
+    if (b.port >= EVTCHN_2L_NR_CHANNELS)
+        return -XEN_EINVAL;
+    p = &evtchn_state.port[b.port];
+    if (p->state == EVTCHN_BACKEND ||
+        (p->state == EVTCHN_VIRQ && !virq_per_vcpu(p->virq)))
+        return 0;
+    return -XEN_EINVAL;
+}
+
+/* Closes every port the guest bound. Back-end ports stay: perch offers
+ * them once, in start_info, and has no xenstore to offer them again. */
+static long op_reset(uint64_t arg)
+{
+    struct evtchn_reset r;
+
+    if (copy_from_guest(&r, arg, sizeof(r)))
+        return -XEN_EFAULT;
+    if (r.dom != DOMID_SELF)
+        return -XEN_ESRCH;
+    for (unsigned port = 1; port < EVTCHN_2L_NR_CHANNELS; port++)
+        if (port_bound(port) && evtchn_state.port[port].state != EVTCHN_BACKEND)
+            unbind(port);
+    return 0;
+}
+
+/*
+ * Not offered: alloc_unbound (Linux then runs without xenstore, as
+ * xen-pv-boot.md §10 recommends for a domU without one), the FIFO ABI
+ * (init_control, expand_array, set_priority: Linux falls back to 2-level),
+ * and interdomain and pirq bindings (there is no other domain, no device).
+ */
+long do_event_channel_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4,
+                         uint64_t a5)
+{
+    (void)a3, (void)a4, (void)a5;
+    switch (cmd) {
+    case EVTCHNOP_bind_virq:
+        return op_bind_virq(arg);
+    case EVTCHNOP_bind_ipi:
+        return op_bind_ipi(arg);
+    case EVTCHNOP_close:
+        return op_close(arg);
+    case EVTCHNOP_send:
+        return op_send(arg);
+    case EVTCHNOP_status:
+        return op_status(arg);
+    case EVTCHNOP_bind_vcpu:
+        return op_bind_vcpu(arg);
+    case EVTCHNOP_unmask:
+        return op_unmask(arg);
+    case EVTCHNOP_reset:
+        return op_reset(arg);
+    default:
+        return -XEN_ENOSYS;
+    }
+}
+
+/* Hypercall 16: { uint32_t cmd; union } in one struct. Xen forwards only
+ * the operations that existed when it was the interface. */
+long do_event_channel_op_compat(uint64_t arg, uint64_t a2, uint64_t a3,
+                                uint64_t a4, uint64_t a5)
+{
+    uint32_t cmd;
+
+    (void)a2, (void)a3, (void)a4, (void)a5;
+    if (copy_from_guest(&cmd, arg, sizeof(cmd)))
+        return -XEN_EFAULT;
+    switch (cmd) {
+    case EVTCHNOP_bind_interdomain:
+    case EVTCHNOP_bind_virq:
+    case EVTCHNOP_bind_pirq:
+    case EVTCHNOP_close:
+    case EVTCHNOP_send:
+    case EVTCHNOP_status:
+    case EVTCHNOP_alloc_unbound:
+    case EVTCHNOP_bind_ipi:
+    case EVTCHNOP_bind_vcpu:
+    case EVTCHNOP_unmask:
+        return do_event_channel_op(cmd, arg + EVTCHN_OP_COMPAT_ARG_OFFSET, 0, 0, 0);
+    default:
+        return -XEN_ENOSYS;
+    }
+}
+
+/* ---- vcpu_info registration --------------------------------------------- */
+
+static bool guest_frame(uint64_t mfn)
+{
+    const uint64_t base = perch_shared.boot.guest_mfn_base;
+
+    return mfn >= base && mfn - base < perch_shared.boot.guest_nr_pages &&
+           mfn < perch_shared.boot.machine_frames;
+}
+
+/* The new vcpu_info takes over the old one's contents (Xen fills it with
+ * zeros and a set mask when there was none: here, before shared_info is
+ * known). */
+static void copy_vcpu_info(volatile struct vcpu_info *to,
+                           volatile struct vcpu_info *from)
+{
+    struct vcpu_info tmp;
+
+    if (from) {
+        __builtin_memcpy(&tmp, (const void *)from, sizeof(tmp));
+    } else {
+        __builtin_memset(&tmp, 0, sizeof(tmp));
+        tmp.evtchn_upcall_mask = 1;
+    }
+    __builtin_memcpy((void *)to, &tmp, sizeof(tmp));
+}
+
+/* Checks and errors as Xen 4.17's map_vcpu_info: the 64 bytes within one
+ * page, 8-byte aligned, once only, in a frame the guest owns. */
+long evtchn_register_vcpu_info(uint64_t mfn, uint64_t offset)
+{
+    volatile struct vcpu_info *vi;
+    uint64_t maddr;
+
+    if (offset > XEN_PAGE_SIZE - sizeof(struct vcpu_info) ||
+        offset % _Alignof(struct vcpu_info))
+        return -XEN_ENXIO;
+    if (evtchn_state.vcpu_info_moved)
+        return -XEN_EINVAL;
+    if (!guest_frame(mfn))
+        return -XEN_EINVAL;
+    maddr = mfn * XEN_PAGE_SIZE + offset;
+    vi = (volatile struct vcpu_info *)(env_alias_base() + maddr);
+    copy_vcpu_info(vi, evtchn_vcpu_info());
+    evtchn_state.vcpu_info_maddr = maddr;
+    evtchn_state.vcpu_info_moved = true;
+    /* Everything may be pending: a spurious upcall rather than a lost
+     * event. */
+    vi->evtchn_pending_sel = ~0ull;
+    vi->evtchn_upcall_pending = 1;
+    return 0;
+}

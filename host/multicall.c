@@ -1,0 +1,71 @@
+/*
+ * multicall: a batch of hypercalls in one guest entry. Linux batches its
+ * page-table updates this way (lazy MMU mode), so a whole batch runs in one
+ * Host call, entry after entry, with each result written back into its
+ * entry. Unlike Xen the Host is never preempted, so there are no
+ * continuations: the batch simply runs to its end.
+ */
+#include "emulate.h"
+#include "host.h"
+
+/* Xen's multicall_entry (public/xen.h), 64 bytes on x86-64. */
+struct multicall_entry {
+    uint64_t op;
+    uint64_t result;
+    uint64_t args[6];
+};
+_Static_assert(sizeof(struct multicall_entry) == 64, "multicall_entry size");
+_Static_assert(offsetof(struct multicall_entry, result) == 8, "result");
+
+uint64_t multicall_stat_entries;
+
+/*
+ * Xen's guest_handle_okay(): the range lies where a guest pointer may
+ * point, below the non-canonical gap or above Xen's part of the upper
+ * half. It says nothing about what is mapped there.
+ */
+bool guest_handle_okay(uint64_t va, uint64_t bytes)
+{
+    uint64_t end = va + bytes;
+
+    if (end < va)
+        return false;
+    return end <= 0x0000800000000000ull || va >= XEN_HOLE_END;
+}
+
+/*
+ * A nested multicall is refused with -EINVAL, as Xen's reentry check does.
+ * iret is refused too: Xen runs it and ends the batch there, but perch's
+ * iret needs the vCPU's frame, which a batch entry does not have. Linux
+ * never batches either.
+ */
+static long run_entry(const struct multicall_entry *e)
+{
+    if (e->op == HYPERVISOR_multicall || e->op == HYPERVISOR_iret)
+        return -XEN_EINVAL;
+    return hypercall_dispatch(e->op, e->args);
+}
+
+long do_multicall(uint64_t entries, uint64_t count, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+    /* Xen takes the count as a 32-bit unsigned int. */
+    uint32_t n = (uint32_t)count;
+
+    (void)a3, (void)a4, (void)a5;
+    /* Like Xen, check the whole array before running any of it. */
+    if (!guest_handle_okay(entries, (uint64_t)n * sizeof(struct multicall_entry)))
+        return -XEN_EFAULT;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t va = entries + (uint64_t)i * sizeof(struct multicall_entry);
+        struct multicall_entry e;
+
+        if (copy_from_guest(&e, va, sizeof(e)))
+            return -XEN_EFAULT;
+        multicall_stat_entries++;
+        e.result = (uint64_t)run_entry(&e);
+        if (copy_to_guest(va + offsetof(struct multicall_entry, result),
+                          &e.result, sizeof(e.result)))
+            return -XEN_EFAULT;
+    }
+    return 0;
+}
