@@ -108,6 +108,15 @@
 #define PERCH_M2P_VA       (PERCH_REGION_VA + U64(0xc0000000))
 #define PERCH_M2P_MAX_BYTES U64(0x40000000)
 
+/* The vCPU's control registers, set once by the Launcher (launcher/kvm.c)
+ * and shown to the guest by the Host's emulation (host/emulate.c):
+ * CR0 = PG|AM|WP|NE|ET|MP|PE, CR4 = PAE|OSFXSR|OSXMMEXCPT|FSGSBASE,
+ * EFER = LME|LMA|NXE|SCE. */
+#define PERCH_VCPU_CR0     U64(0x80050033)
+#define PERCH_VCPU_CR4     U64(0x10620)
+#define PERCH_VCPU_EFER    U64(0xd01)
+#define PERCH_APIC_BASE_MSR (PERCH_APIC_GPA | (1 << 11) | (1 << 8))  /* enabled, BSP */
+
 /* Port the Switcher's `out` uses to reach the Launcher. */
 #define PERCH_EXIT_PORT    0xe0   /* `out imm8`: ports below 256 */
 #define PERCH_FATAL_PORT   0xe1   /* NMI, #DF or #MC in ring 0 */

@@ -2,6 +2,7 @@
  * Where the guest kernel wants its traps and events delivered:
  * set_trap_table, set_callbacks, callback_op, stack_switch.
  */
+#include "emulate.h"
 #include "host.h"
 #include "vcpu.h"
 
@@ -106,11 +107,12 @@ long do_stack_switch(uint64_t ss, uint64_t sp, uint64_t a3, uint64_t a4, uint64_
 
 /*
  * fpu_taskswitch sets or clears CR0.TS for lazy FPU switching. Linux 6.1
- * switches the FPU eagerly and never relies on #NM, so perch keeps TS clear
- * and accepts the call: a guest that depends on #NM would not get it.
+ * switches the FPU eagerly and never relies on #NM, so perch keeps the real
+ * TS clear: the guest sees its TS (reading CR0) but gets no #NM from it.
  */
 long do_fpu_taskswitch(uint64_t set, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-    (void)set, (void)a2, (void)a3, (void)a4, (void)a5;
+    (void)a2, (void)a3, (void)a4, (void)a5;
+    guest_cr0_ts = set != 0;
     return 0;
 }

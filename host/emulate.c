@@ -19,16 +19,12 @@
 #define RFLAGS_RF (1ull << 16)
 
 #define CR0_TS (1ull << 3)
-/* The CR0 the Launcher sets up (launcher/kvm.c): PG AM WP NE ET MP PE. */
-#define PERCH_CR0 0x80050033ull
 
 #define CR4_DE         (1ull << 3)
 #define CR4_PAE        (1ull << 5)
 #define CR4_MCE        (1ull << 6)
 #define CR4_OSFXSR     (1ull << 9)
 #define CR4_OSXMMEXCPT (1ull << 10)
-/* The CR4 the Launcher sets up: PAE OSFXSR OSXMMEXCPT FSGSBASE. */
-#define PERCH_CR4 0x10620ull
 /* As in Xen, the guest sees these real CR4 bits, read-only... */
 #define CR4_VISIBLE (CR4_PAE | CR4_MCE | CR4_OSFXSR | CR4_OSXMMEXCPT)
 /* ...and controls these. Xen also lets it control TSD, FSGSBASE and
@@ -43,24 +39,20 @@
 #define MSR_FS_BASE        0xc0000100u
 #define MSR_GS_BASE        0xc0000101u
 #define MSR_KERNEL_GS_BASE 0xc0000102u
-/* xAPIC enabled at the default base, this vCPU the BSP. */
-#define APIC_BASE_VALUE    (0xfee00000ull | (1ull << 11) | (1ull << 8))
 /* Xen's fixed PAT for PV guests: WB, WT, UC-, UC, WC, WP, UC, UC. */
 #define XEN_PV_PAT         0x0000050100070406ull
-/* The EFER the Launcher sets up: LME LMA NXE SCE. */
-#define PERCH_EFER         0x0000000000000d01ull
 
 uint64_t emulate_fault_addr;
 bool vcpu_segments_dirty;
 bool guest_cr0_ts;
-uint64_t guest_cr4 = PERCH_CR4 & CR4_VISIBLE;
+uint64_t guest_cr4 = PERCH_VCPU_CR4 & CR4_VISIBLE;
 
 void emulate_reset(void)
 {
     emulate_fault_addr = 0;
     vcpu_segments_dirty = false;
     guest_cr0_ts = false;
-    guest_cr4 = PERCH_CR4 & CR4_VISIBLE;
+    guest_cr4 = PERCH_VCPU_CR4 & CR4_VISIBLE;
 }
 
 /* ---- Fetching and decoding ---------------------------------------------- */
@@ -192,11 +184,6 @@ static enum emul_result emulate_forced(struct cpu_regs *regs, struct insn *in)
 
 /* ---- MSRs ------------------------------------------------------------------ */
 
-static bool canonical(uint64_t va)
-{
-    return va < 0x0000800000000000ull || va >= 0xffff800000000000ull;
-}
-
 /*
  * The MSRs a PV Linux reads. In guest-kernel mode the live GS base is the
  * kernel's; KERNEL_GS_BASE, the one swapgs would bring in, is the user's.
@@ -207,9 +194,9 @@ static bool msr_read(uint32_t msr, uint64_t *val)
     case MSR_FS_BASE:        *val = vcpu0.fs_base; return true;
     case MSR_GS_BASE:        *val = vcpu0.gs_base_kernel; return true;
     case MSR_KERNEL_GS_BASE: *val = vcpu0.gs_base_user; return true;
-    case MSR_APIC_BASE:      *val = APIC_BASE_VALUE; return true;
+    case MSR_APIC_BASE:      *val = PERCH_APIC_BASE_MSR; return true;
     case MSR_PAT:            *val = XEN_PV_PAT; return true;
-    case MSR_EFER:           *val = PERCH_EFER; return true;
+    case MSR_EFER:           *val = PERCH_VCPU_EFER; return true;
     }
     /*
      * Xen reads an unknown MSR as 0 rather than raise a #GP the guest has
@@ -233,11 +220,11 @@ static bool msr_write(uint32_t msr, uint64_t val)
     case MSR_KERNEL_GS_BASE: base = &vcpu0.gs_base_user; break;
     case MSR_EFER:
         /* Linux writes EFER back unchanged; Xen allows only that. */
-        return val == PERCH_EFER;
+        return val == PERCH_VCPU_EFER;
     default:
         return false;
     }
-    if (!canonical(val))
+    if (!va_canonical(val))
         return false;
     *base = val;
     vcpu_segments_dirty = true;
@@ -335,7 +322,7 @@ static enum emul_result emulate_io(struct cpu_regs *regs, struct insn *in, uint8
 
 static uint64_t read_cr0(void)
 {
-    return (PERCH_CR0 & ~CR0_TS) | (guest_cr0_ts ? CR0_TS : 0);
+    return (PERCH_VCPU_CR0 & ~CR0_TS) | (guest_cr0_ts ? CR0_TS : 0);
 }
 
 /* mov crN, reg / mov reg, crN: the modrm's reg field is N, r/m the GPR
@@ -355,10 +342,10 @@ static enum emul_result emulate_mov_cr(struct cpu_regs *regs, struct insn *in, b
         *reg = read_cr0();
     else if (!to_cr && cr == 4)
         *reg = guest_cr4;
-    else if (to_cr && cr == 0 && !((*reg ^ PERCH_CR0) & ~CR0_TS))
+    else if (to_cr && cr == 0 && !((*reg ^ PERCH_VCPU_CR0) & ~CR0_TS))
         guest_cr0_ts = *reg & CR0_TS;    /* only TS may change, as in Xen */
     else if (to_cr && cr == 4)
-        guest_cr4 = (PERCH_CR4 & CR4_VISIBLE) | (*reg & CR4_GUEST);
+        guest_cr4 = (PERCH_VCPU_CR4 & CR4_VISIBLE) | (*reg & CR4_GUEST);
     else
         return EMUL_INJECT_GP;
     return done(regs, in);

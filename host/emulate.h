@@ -86,22 +86,6 @@ struct cpuid_hidden_bit {
 extern const struct cpuid_hidden_bit cpuid_hidden[];
 extern const size_t cpuid_hidden_count;
 
-/* ---- Declarations that belong in host.h ----------------------------------
- * The handlers and state of multicall.c, memory_op.c, vm_assist.c and
- * physdev.c, here only until host.h (which this work may not edit) has
- * them. Identical declarations there are harmless.
- */
-long do_multicall(uint64_t entries, uint64_t count, uint64_t, uint64_t, uint64_t);
-long do_memory_op(uint64_t cmd, uint64_t arg, uint64_t, uint64_t, uint64_t);
-long do_vm_assist(uint64_t cmd, uint64_t type, uint64_t, uint64_t, uint64_t);
-long do_physdev_op(uint64_t cmd, uint64_t arg, uint64_t, uint64_t, uint64_t);
-long do_physdev_op_compat(uint64_t arg, uint64_t, uint64_t, uint64_t, uint64_t);
-
-/* Whether [va, va + bytes) lies where a guest pointer may point (Xen's
- * guest_handle_okay; host/multicall.c). Belongs with copy_from_guest in
- * guest_access.c. */
-bool guest_handle_okay(uint64_t va, uint64_t bytes);
-
 /* Multicall entries processed since boot (host/multicall.c). */
 extern uint64_t multicall_stat_entries;
 

@@ -13,12 +13,24 @@
 
 #define LEVELS 4
 
-static bool canonical_outside_hole(uint64_t va)
+bool va_canonical(uint64_t va)
 {
-    bool lower = va < 0x0000800000000000ull;
-    bool upper = va >= 0xffff800000000000ull;
+    return va < 0x0000800000000000ull || va >= 0xffff800000000000ull;
+}
 
-    return (lower || upper) && !(va >= XEN_HOLE_START && va < XEN_HOLE_END);
+/* One address a guest pointer may name: canonical, outside the hole. */
+static bool guest_va_ok(uint64_t va)
+{
+    return va_canonical(va) && !(va >= XEN_HOLE_START && va < XEN_HOLE_END);
+}
+
+bool guest_handle_okay(uint64_t va, uint64_t bytes)
+{
+    uint64_t end = va + bytes;
+
+    if (end < va)
+        return false;
+    return end <= 0x0000800000000000ull || va >= XEN_HOLE_END;
 }
 
 static bool frame_in_memslot(uint64_t mfn)
@@ -32,7 +44,7 @@ static uint64_t translate(uint64_t va, bool write)
     uint64_t need = PTE_P | PTE_US | (write ? PTE_RW : 0);
     uint64_t table = vcpu0.kernel_cr3 & PTE_ADDR_MASK;
 
-    if (!canonical_outside_hole(va))
+    if (!guest_va_ok(va))
         return ~0ull;
     for (int level = LEVELS - 1; level >= 0; level--) {
         unsigned index = (va >> (12 + 9 * level)) & 511;

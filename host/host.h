@@ -69,6 +69,11 @@ long do_fpu_taskswitch(uint64_t set, uint64_t, uint64_t, uint64_t, uint64_t);
 long do_set_segment_base(uint64_t which, uint64_t base, uint64_t, uint64_t, uint64_t);
 long do_set_gdt(uint64_t frame_list, uint64_t entries, uint64_t, uint64_t, uint64_t);
 long do_update_descriptor(uint64_t maddr, uint64_t desc, uint64_t, uint64_t, uint64_t);
+long do_multicall(uint64_t entries, uint64_t count, uint64_t, uint64_t, uint64_t);
+long do_memory_op(uint64_t cmd, uint64_t arg, uint64_t, uint64_t, uint64_t);
+long do_vm_assist(uint64_t cmd, uint64_t type, uint64_t, uint64_t, uint64_t);
+long do_physdev_op(uint64_t cmd, uint64_t arg, uint64_t, uint64_t, uint64_t);
+long do_physdev_op_compat(uint64_t arg, uint64_t, uint64_t, uint64_t, uint64_t);
 
 /* iret is no ordinary hypercall: the frame it pops becomes the vCPU's. */
 _Noreturn void do_iret(struct cpu_regs *regs);
@@ -92,5 +97,11 @@ void console_put(const char *bytes, size_t len);
  */
 long copy_from_guest(void *dst, uint64_t va, size_t len);
 long copy_to_guest(uint64_t va, const void *src, size_t len);
+
+/* Whether va is canonical; whether [va, va + bytes) lies where a guest
+ * pointer may point (below the non-canonical gap or above the hypervisor
+ * hole: Xen's guest_handle_okay). Neither says what is mapped there. */
+bool va_canonical(uint64_t va);
+bool guest_handle_okay(uint64_t va, uint64_t bytes);
 
 #endif

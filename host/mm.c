@@ -114,8 +114,9 @@ static uint64_t refused_flags(int level)
 /*
  * The frame a present entry names must be the guest's; an L1 entry may also
  * map shared_info. Xen's errors: in an L1 entry, a frame of another owner
- * is -EBUSY and one outside RAM is MMIO the guest may not map, -EPERM; a
- * table that is not the guest's is -EINVAL. MM_ANY gets the L1 answers.
+ * is -EBUSY, one outside RAM is MMIO the guest may not map, -EPERM, and the
+ * all-ones frame number -EINVAL; a table that is not the guest's is
+ * -EINVAL. MM_ANY gets the L1 answers.
  */
 static long check_target(uint64_t mfn, int level)
 {
@@ -127,6 +128,8 @@ static long check_target(uint64_t mfn, int level)
         return -XEN_EINVAL;
     if (mfn == mm_shared_info_mfn && mfn < frames)
         return 0;
+    if (mfn == PTE_ADDR_MASK >> XEN_PAGE_SHIFT)
+        return -XEN_EINVAL;   /* the all-ones frame: INVALID_MFN, never MMIO */
     return mfn < frames ? -XEN_EBUSY : -XEN_EPERM;
 }
 

@@ -68,17 +68,35 @@ static long machphys_update(uint64_t mfn, uint64_t pfn)
     return 0;
 }
 
-static long mmu_update_one(const struct mm_update_req *req)
+/*
+ * With foreigndom DOMID_IO a domU asks to map I/O memory it has no right
+ * to: Xen refuses a present entry naming its own RAM with -EBUSY (the
+ * frame's owner is not dom_io) and anything else with -EPERM.
+ */
+static long io_owner_check(uint64_t val)
 {
-    unsigned cmd = req->ptr & 3;
-    uint64_t maddr = req->ptr & ~3ull, mfn = maddr >> XEN_PAGE_SHIFT;
+    if (!(val & PTE_P))
+        return 0;
+    return mm_guest_frame((val & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT) ? -XEN_EBUSY
+                                                                   : -XEN_EPERM;
+}
+
+/* The low 3 bits of ptr are the command (a PTE is 8-byte aligned). */
+static long mmu_update_one(const struct mm_update_req *req, bool io_owner)
+{
+    unsigned cmd = req->ptr & 7;
+    uint64_t maddr = req->ptr & ~7ull, mfn = maddr >> XEN_PAGE_SHIFT;
     long rc;
 
     if (cmd == MMU_MACHPHYS_UPDATE)
         return machphys_update(mfn, req->val);
     /* NORMAL, PRESERVE_AD, and NO_TRANSLATE (NORMAL for a PV guest). */
-    if (!mm_guest_frame(mfn) || (maddr & 7))
+    if (cmd > MMU_PT_UPDATE_NO_TRANSLATE)
+        return -XEN_ENOSYS;
+    if (!mm_guest_frame(mfn))
         return -XEN_EINVAL;
+    if (io_owner && (rc = io_owner_check(req->val)))
+        return rc;
     rc = mm_write_entry(maddr, req->val, mm_table_level(mfn),
                         cmd == MMU_PT_UPDATE_PRESERVE_AD);
     if (!rc)
@@ -88,15 +106,15 @@ static long mmu_update_one(const struct mm_update_req *req)
 
 /*
  * foreigndom: the frames' owner in bits 0-15 and (plus one) the tables'
- * owner in bits 16-31. There is no other domain: anything but DOMID_SELF
- * names one that does not exist, -ESRCH. (Xen would accept DOMID_IO and
- * DOMID_XEN and then refuse each request for lack of privilege.)
+ * owner in bits 16-31. There is no other domain: DOMID_SELF, or DOMID_IO
+ * (whose mappings each request then refuses), else -ESRCH.
  */
 long do_mmu_update(uint64_t reqs, uint64_t count, uint64_t done_va,
                    uint64_t foreigndom, uint64_t a5)
 {
     uint32_t done, n = batch_start(count, done_va, &done), i = 0;
-    long rc = (uint32_t)foreigndom == DOMID_SELF ? 0 : -XEN_ESRCH;
+    bool io_owner = (uint32_t)foreigndom == DOMID_IO;
+    long rc = (uint32_t)foreigndom == DOMID_SELF || io_owner ? 0 : -XEN_ESRCH;
 
     (void)a5;
     for (; !rc && i < n; i++) {
@@ -105,7 +123,7 @@ long do_mmu_update(uint64_t reqs, uint64_t count, uint64_t done_va,
         if (copy_from_guest(&req, reqs + (uint64_t)i * sizeof(req), sizeof(req)))
             rc = -XEN_EFAULT;
         else
-            rc = mmu_update_one(&req);
+            rc = mmu_update_one(&req, io_owner);
         if (rc)
             break;
     }
@@ -226,8 +244,9 @@ static long ext_op(const struct mm_ext_op *op)
     }
 }
 
-/* foreigndom is a domid_t here: anything but DOMID_SELF is -ESRCH, before
- * any request and without a done count (as Xen). */
+/* foreigndom is a domid_t here: DOMID_IO is a domain a domU has no
+ * privilege over (-EPERM), any other but DOMID_SELF does not exist
+ * (-ESRCH); both before any request and without a done count (as Xen). */
 long do_mmuext_op(uint64_t ops, uint64_t count, uint64_t done_va,
                   uint64_t foreigndom, uint64_t a5)
 {
@@ -235,6 +254,8 @@ long do_mmuext_op(uint64_t ops, uint64_t count, uint64_t done_va,
     long rc = 0;
 
     (void)a5;
+    if ((uint16_t)foreigndom == DOMID_IO)
+        return -XEN_EPERM;
     if ((uint16_t)foreigndom != DOMID_SELF)
         return -XEN_ESRCH;
     n = batch_start(count, done_va, &done);

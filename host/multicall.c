@@ -20,20 +20,6 @@ _Static_assert(offsetof(struct multicall_entry, result) == 8, "result");
 uint64_t multicall_stat_entries;
 
 /*
- * Xen's guest_handle_okay(): the range lies where a guest pointer may
- * point, below the non-canonical gap or above Xen's part of the upper
- * half. It says nothing about what is mapped there.
- */
-bool guest_handle_okay(uint64_t va, uint64_t bytes)
-{
-    uint64_t end = va + bytes;
-
-    if (end < va)
-        return false;
-    return end <= 0x0000800000000000ull || va >= XEN_HOLE_END;
-}
-
-/*
  * A nested multicall is refused with -EINVAL, as Xen's reentry check does.
  * iret is refused too: Xen runs it and ends the batch there, but perch's
  * iret needs the vCPU's frame, which a batch entry does not have. Linux

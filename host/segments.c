@@ -8,15 +8,10 @@
 #define SEGBASE_GS_KERNEL   2
 #define SEGBASE_GS_USER_SEL 3
 
-static bool canonical(uint64_t va)
-{
-    return va < 0x0000800000000000ull || va >= 0xffff800000000000ull;
-}
-
 long do_set_segment_base(uint64_t which, uint64_t base, uint64_t a3, uint64_t a4, uint64_t a5)
 {
     (void)a3, (void)a4, (void)a5;
-    if (which != SEGBASE_GS_USER_SEL && !canonical(base))
+    if (which != SEGBASE_GS_USER_SEL && !va_canonical(base))
         return -XEN_EINVAL;
     switch (which) {
     case SEGBASE_FS:

@@ -97,7 +97,7 @@ int console_start(struct console *c, struct perch_shared *shared,
     return rc ? -1 : 0;
 }
 
-void console_stop(struct console *c)
+int console_stop(struct console *c)
 {
     uint64_t one = 1;
 
@@ -111,4 +111,5 @@ void console_stop(struct console *c)
     if (c->stop_fd > 0)
         close(c->stop_fd);
     c->stop_fd = -1;
+    return atomic_load(&c->broken) ? -1 : 0;
 }

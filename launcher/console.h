@@ -31,7 +31,8 @@ int console_start(struct console *c, struct perch_shared *shared,
                   int doorbell_fd, int out_fd);
 /* Copy out what the ring holds; -1 (and c->problem) if its index is bad. */
 int console_drain(struct console *c);
-/* Stop the thread, then drain what is left. */
-void console_stop(struct console *c);
+/* Stop the thread, then drain what is left; -1 (and c->problem) if the
+ * ring was found corrupted, now or before. */
+int console_stop(struct console *c);
 
 #endif

@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../abi/xen.h"
+#include "../abi/layout.h"
 
 #define MSR_EFER          0xc0000080
 #define MSR_STAR          0xc0000081
@@ -20,11 +20,6 @@
 #define MSR_GS_BASE       0xc0000101
 #define MSR_KERNEL_GS_BASE 0xc0000102
 
-/* Long mode with paging, the setup machine.md measured: CR0 = PG|AM|WP|NE|
- * ET|MP|PE, CR4 = PAE|OSFXSR|OSXMMEXCPT|FSGSBASE, EFER = LME|LMA|NXE|SCE. */
-#define BOOT_CR0  0x80050033ull
-#define BOOT_CR4  0x10620ull
-#define BOOT_EFER 0xd01ull
 
 static int open_kvm(struct kvm_vm *vm, struct error *e)
 {
@@ -177,10 +172,10 @@ static int set_sregs(struct kvm_vm *vm, const struct vcpu_boot *b,
     s.gdt.limit = 0xffff;
     s.idt.base = b->idt_base;
     s.idt.limit = 0xfff;
-    s.cr0 = BOOT_CR0;
+    s.cr0 = PERCH_VCPU_CR0;
     s.cr3 = b->cr3;
-    s.cr4 = BOOT_CR4;
-    s.efer = BOOT_EFER;
+    s.cr4 = PERCH_VCPU_CR4;
+    s.efer = PERCH_VCPU_EFER;
     if (ioctl(vm->vcpu_fd, KVM_SET_SREGS, &s) < 0)
         return fail(e, "KVM_SET_SREGS: %s", strerror(errno));
     return 0;

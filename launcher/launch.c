@@ -130,7 +130,11 @@ int launch(const struct options *o, struct error *e)
     run = (struct guest_run){ .vm = &l.vm, .hole = &l.hole, .console = &console,
                               .stats.tsc_khz = kvm_tsc_khz(&l.vm) };
     status = guest_run(&run, e);
-    console_stop(&console);
+    /* A ring the guest corrupted on its way out still breaks the rules. */
+    if (console_stop(&console) && status != STATUS_GUEST_STOPPED) {
+        fail(e, "guest stopped: %s", console.problem);
+        status = STATUS_GUEST_STOPPED;
+    }
     if (o->stats)
         stats_print(stderr, l.hole.shared, &run.stats);
 out:

@@ -110,8 +110,8 @@ static int handle_io(struct guest_run *r, struct error *e)
         return handle_request(r, e);
     if (run->io.direction == KVM_EXIT_IO_OUT && run->io.port == PERCH_FATAL_PORT) {
         r->stats.exits[EXIT_RING0_FATAL]++;
-        fail(e, "guest stopped: NMI, double fault or machine check in ring 0 "
-             "(a perch Switcher bug)");
+        fail(e, "guest stopped: an NMI, double fault or machine check reached "
+             "ring 0");
         return STATUS_GUEST_STOPPED;
     }
     r->stats.exits[EXIT_OTHER]++;
@@ -133,19 +133,19 @@ static int handle_exit(struct guest_run *r, struct error *e)
              "at rip %#lx", run->mmio.phys_addr, kvm_vcpu_rip(r->vm));
         break;
     case KVM_EXIT_SHUTDOWN:
-        fail(e, "guest stopped: the vCPU triple-faulted at rip %#lx "
-             "(a perch Switcher bug)", kvm_vcpu_rip(r->vm));
-        break;
-    case KVM_EXIT_INTERNAL_ERROR:
-        fail(e, "KVM internal error %u at rip %#lx", run->internal.suberror,
+        fail(e, "guest stopped: the vCPU triple-faulted at rip %#lx",
              kvm_vcpu_rip(r->vm));
-        r->stats.exits[EXIT_OTHER]++;
-        return STATUS_ERROR;
+        break;
+    /* Once the vCPU runs, only the guest can have put it in a state KVM
+     * cannot emulate or enter (an INIT through the APIC, say). */
+    case KVM_EXIT_INTERNAL_ERROR:
+        fail(e, "guest stopped: KVM cannot go on (internal error %u) at rip %#lx",
+             run->internal.suberror, kvm_vcpu_rip(r->vm));
+        break;
     case KVM_EXIT_FAIL_ENTRY:
-        fail(e, "KVM could not enter the vCPU (hardware reason %#llx)",
+        fail(e, "guest stopped: KVM cannot enter the vCPU (hardware reason %#llx)",
              run->fail_entry.hardware_entry_failure_reason);
-        r->stats.exits[EXIT_OTHER]++;
-        return STATUS_ERROR;
+        break;
     default:
         fail(e, "guest stopped: unexpected KVM exit %u at rip %#lx",
              run->exit_reason, kvm_vcpu_rip(r->vm));
@@ -158,6 +158,16 @@ static int handle_exit(struct guest_run *r, struct error *e)
 int guest_run(struct guest_run *r, struct error *e)
 {
     for (;;) {
+        /* A signal may have come between two exits, where KVM_RUN would
+         * not see it: check at every turn. */
+        if (stop_signal) {
+            fail(e, "stopped by %s", strsignal(stop_signal));
+            return STATUS_INTERRUPTED;
+        }
+        if (atomic_load(&r->console->broken)) {
+            fail(e, "guest stopped: %s", r->console->problem);
+            return STATUS_GUEST_STOPPED;
+        }
         int status, rc = kvm_vcpu_run(r->vm, e);
 
         if (rc < 0)

@@ -46,6 +46,9 @@ static void print_hypercalls(FILE *out, const struct perch_shared *sh)
         fprintf(out, "    %-28s %12lu\n", "(number out of range)",
                 sh->stats.hypercalls_unknown);
     fprintf(out, "    %-28s %12lu\n", "total", total);
+    fprintf(out, "  page-table updates:\n");
+    fprintf(out, "    %-28s %12lu\n", "by hypercall (entries)", sh->stats.pt_updates);
+    fprintf(out, "    %-28s %12lu\n", "trapped writes emulated", sh->stats.ptwr_emulations);
 }
 
 static void print_visits(FILE *out, const struct perch_shared *sh)
