@@ -52,13 +52,16 @@ static void count_visit(uint64_t vector)
                                           : PERCH_VISIT_INTERRUPT]++;
 }
 
+/* The guest had no handler: say where, with the top of its stack, which
+ * usually holds the return address that tells who got there. */
 static _Noreturn void no_handler(struct cpu_regs *regs, const char *mode)
 {
-    uint64_t v = regs->vector;
+    uint64_t v = regs->vector, stack[2] = { 0, 0 };
 
-    host_fatal("guest %s took %s (vector %lu) at rip %lx, error %lx, rsp %lx; "
-               "no trap table yet", mode, vector_name(v), v, regs->rip,
-               regs->error_code, regs->rsp);
+    copy_from_guest(stack, regs->rsp, sizeof(stack));
+    host_fatal("guest %s took %s (vector %lu) at rip %lx, error %lx, rsp %lx "
+               "[%lx %lx]; no handler", mode, vector_name(v), v, regs->rip,
+               regs->error_code, regs->rsp, stack[0], stack[1]);
 }
 
 /* Deliver exception `v` to the guest kernel's handler. */

@@ -12,9 +12,14 @@ static const char extraversion[XEN_EXTRAVERSION_LEN] = ".0-perch";
 static const char capabilities[] = "xen-3.0-x86_64";
 static const char changeset[XEN_CHANGESET_LEN] = "perch";
 
-/* XENFEAT bits perch implements for a PV guest (submap 0). None of the
- * optional ones yet: the MMU issue adds what it builds. */
-static const uint32_t features_submap0 = 0;
+/*
+ * XENFEAT bits for a PV guest (submap 0), of those Xen gives a PV domU:
+ * mmu_update's PRESERVE_AD is implemented; grant-map avail bits describe
+ * how grant mappings would treat software bits (perch has no grant maps
+ * yet, but Linux 6.1 refuses to boot without the bit).
+ */
+static const uint32_t features_submap0 = (1u << XENFEAT_mmu_pt_update_preserve_ad) |
+                                         (1u << XENFEAT_gnttab_map_avail_bits);
 
 struct xen_compile_info {
     char compiler[64];

@@ -121,7 +121,8 @@ static void get_features_submap_0(void)
     CHECK(xv(XENVER_get_features, VA + 32) == 0);
     memcpy(&fi, guest_bytes(VA + 32), sizeof(fi));
     CHECK(fi.submap_idx == 0);
-    CHECK(fi.submap == 0);   /* perch implements no optional feature yet */
+    CHECK(fi.submap == ((1u << XENFEAT_mmu_pt_update_preserve_ad) |
+                        (1u << XENFEAT_gnttab_map_avail_bits)));
     CHECK(guest_bytes(VA + 32)[8] == FILL);
 }
 
