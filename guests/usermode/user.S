@@ -70,6 +70,12 @@ user_forged_hypercall:
     syscall
     DONE %rax                       /* the kernel answers SYS_FORGED_SEEN */
 
+/* The user GS base the kernel set with set_segment_base. */
+    .global user_gs_base
+user_gs_base:
+    rdgsbase %rax
+    DONE %rax
+
     .global user_read_lstar_page
 user_read_lstar_page:
     movabs $HOST_IMAGE_VA, %rax

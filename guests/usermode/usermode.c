@@ -56,7 +56,8 @@ extern char user_read_kernel[], user_write_kernel[], user_read_host[],
     user_write_ist_stack[], user_exec_switcher[], user_cli[], user_hlt[],
     user_mov_cr3[], user_wrmsr[], user_out_port[], user_lgdt[],
     user_load_ring0_ds[], user_far_ret_ring0[], user_iret_to_ring0[],
-    user_int3[], user_ud2[], user_jump_lstar_page[], user_read_lstar_page[];
+    user_int3[], user_ud2[], user_jump_lstar_page[], user_read_lstar_page[],
+    user_gs_base[];
 _Noreturn void iret_to(struct iret_context *ctx);
 _Noreturn void iret_with_frame(const struct uframe *f, struct iret_context *ctx);
 
@@ -83,6 +84,7 @@ static const struct program programs[] = {
     { "syscall_loop", user_syscall_loop, ENDS_WITH_DONE, 0, 0 },
     /* The one Host-region page a user view maps: int3s, nothing of the Host. */
     { "lstar_page_holds_only_int3", user_read_lstar_page, ENDS_WITH_DONE, 0xccccccccccccccccull, 0 },
+    { "user_sees_its_gs_base", user_gs_base, ENDS_WITH_DONE, USER_GS_BASE, 0 },
     { "read_kernel_faults", user_read_kernel, 14, 4, 0 },
     { "write_kernel_faults", user_write_kernel, 14, 6, 0 },
     { "read_host_faults", user_read_host, 14, 4, 0 },
@@ -174,7 +176,9 @@ static bool register_kernel(void)
     return hypercall1(HYPERVISOR_set_trap_table, (unsigned long)traps) == 0 &&
            hypercall2(HYPERVISOR_stack_switch, FLAT_KERNEL_SS64,
                       (unsigned long)(kernel_stack + sizeof(kernel_stack))) == 0 &&
-           hypercall3(HYPERVISOR_set_callbacks, 0, 0, (unsigned long)syscall_entry) == 0;
+           hypercall3(HYPERVISOR_set_callbacks, 0, 0, (unsigned long)syscall_entry) == 0 &&
+           hypercall2(HYPERVISOR_set_segment_base, 2 /* GS kernel */, KERNEL_GS_BASE) == 0 &&
+           hypercall2(HYPERVISOR_set_segment_base, 1 /* GS user */, USER_GS_BASE) == 0;
 }
 
 static _Noreturn void enter_user(const char *entry)
@@ -216,6 +220,12 @@ static _Noreturn void program_done(uint64_t value)
                   (unsigned long)value);
     } else {
         check_eq(p->name, (long)value, (long)p->value);
+    }
+    if (p->entry == user_gs_base) {
+        uint64_t gs;
+
+        __asm__ volatile("rdgsbase %0" : "=r"(gs));
+        check_eq("kernel_gs_base_back_after_syscall", (long)gs, (long)KERNEL_GS_BASE);
     }
     next_program();
 }

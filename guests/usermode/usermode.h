@@ -10,5 +10,7 @@
 #define USER_CODE_VA   0x400000ull
 #define USER_STACK_VA  0x5ff000ull   /* one page below the 2 MiB line */
 #define USER_LOOPS     2000
+#define USER_GS_BASE   0x7f0000002000ull
+#define KERNEL_GS_BASE 0xffffffff82000000ull
 
 #endif
