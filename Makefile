@@ -8,7 +8,7 @@ CSTD    := -std=gnu11
 
 # --- Launcher: an ordinary Linux program -----------------------------------
 LAUNCHER_CFLAGS := $(CSTD) $(WARN) -O2 -g -D_GNU_SOURCE -MMD -MP
-LAUNCHER_LIBS   := -lpthread
+LAUNCHER_LIBS   := -lpthread -lz -llzma -lzstd -llz4
 LAUNCHER_SRC    := $(wildcard launcher/*.c)
 LAUNCHER_OBJ    := $(LAUNCHER_SRC:%.c=$(BUILD)/%.o)
 # What the unit tests link: everything but main() and the embedded images.
@@ -55,9 +55,10 @@ SAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-f
 .PHONY: all run test unit clean
 all: $(BUILD)/perch $(GUESTS)
 
-# The main job: boot the default guest and show it working.
+# The main job: boot the default guest, Debian's cloud kernel, to a shell
+# on the console (the first run fetches it with apt; Ctrl-D powers off).
 run: all
-	$(BUILD)/perch run --stats $(BUILD)/guests/hello.elf
+	$(BUILD)/perch run
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -67,8 +68,18 @@ $(BUILD)/launcher/embedded_images.o: launcher/embedded_images.S $(BUILD)/host.bi
 	@mkdir -p $(dir $@)
 	$(CC) -c -DHOST_BIN='"$(BUILD)/host.bin"' -DSWITCHER_BIN='"$(BUILD)/switcher.bin"' $< -o $@
 
-$(BUILD)/perch: $(LAUNCHER_OBJ) $(BUILD)/launcher/embedded_images.o
+$(BUILD)/launcher/embedded_init.o: launcher/embedded_init.S $(BUILD)/initramfs/init
+	@mkdir -p $(dir $@)
+	$(CC) -c -DINIT_BIN='"$(BUILD)/initramfs/init"' $< -o $@
+
+$(BUILD)/perch: $(LAUNCHER_OBJ) $(BUILD)/launcher/embedded_images.o $(BUILD)/launcher/embedded_init.o
 	$(CC) -o $@ $^ $(LAUNCHER_LIBS)
+
+# perch's /init: a static user program for the guest (initramfs/init.c),
+# embedded into build/perch; stripped, as it is copied into every guest.
+$(BUILD)/initramfs/init: initramfs/init.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -static -s -o $@ $<
 
 $(BUILD)/vm/host/%.o: host/%.c
 	@mkdir -p $(dir $@)
@@ -126,6 +137,14 @@ unit: $(UNIT_BINS) $(ASAN_BINS)
 
 test: all unit
 	@tests/run
+
+# perchbench: the benchmark programs (bench/), one static binary that runs
+# unchanged natively and inside a guest. `make perchbench` builds it.
+.PHONY: perchbench
+perchbench: $(BUILD)/bench/perchbench
+$(BUILD)/bench/perchbench: bench/perchbench.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ $<
 
 clean:
 	rm -rf $(BUILD)

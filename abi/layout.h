@@ -48,13 +48,15 @@
 #define SW_CODE_VA         (PERCH_REGION_VA + 0x020000)  /* Switcher text */
 #define SW_CODE_MAX        0x10000
 
-/* +1 GiB: pages that differ between views. */
+/* +1 GiB: pages that differ between views (absent, or ring-0 only, in
+ * the user view). */
 #define SW_VIEW_VA         (PERCH_REGION_VA + 0x40000000)
-#define SW_IDT_VA          (SW_VIEW_VA + 0x0000)
+#define SW_IDT_VA          (SW_VIEW_VA + 0x0000)   /* each view its own IDT */
 #define SW_EXC_STACK_VA    (SW_VIEW_VA + 0x1000)   /* IST4 and RSP0: exceptions */
 #define SW_IRQ_STACK_VA    (SW_VIEW_VA + 0x2000)   /* IST1: interrupts */
 #define SW_BP_STACK_VA     (SW_VIEW_VA + 0x3000)   /* IST2: int3, services */
 #define SW_GATE_VA         (SW_VIEW_VA + 0x4000)   /* service gates (kernel view) */
+#define SW_USER_BP_STACK_VA (SW_VIEW_VA + 0x5000)  /* IST5: int3 from guest user */
 #define SW_STACK_TOP(va)   ((va) + 0x1000)
 
 /*
@@ -100,6 +102,19 @@
 #define PERCH_APIC_GPA     U64(0xfee00000)
 #define PERCH_TIMER_VECTOR 0xef
 
+/*
+ * The Launcher's back ends (the ring console) tell the Host that they
+ * have put something into a ring for the guest with an MSI of this vector
+ * (KVM_SIGNAL_MSI to APIC 0). The Host acknowledges it and raises their
+ * event-channel ports. Below the timer's vector, in the same priority class.
+ */
+#define PERCH_BACKEND_VECTOR 0xee
+
+/* The event-channel port of the ring console (hvc0 in Linux), announced in
+ * start_info.console.domU.evtchn and bound by the Host at start as a back
+ * end's port (perch_shared.boot.console_port). */
+#define PERCH_CONSOLE_PORT 1
+
 /* The Host's table of what each machine frame is (page types, pins). */
 #define HOST_FRAME_TABLE_VA (HOST_IMAGE_VA + U64(0x10000000))
 #define HOST_FRAME_TABLE_MAX U64(0x2000000)
@@ -130,12 +145,16 @@
  * IST slots of the TSS. Every vector has its own fixed stack, even when it
  * interrupts ring 0, so the Host always finds the CPU's frame at the top of
  * a known page: exceptions, interrupts, int3, and the fatal ones (NMI, #DF,
- * #MC) which never reach the Host.
+ * #MC) which never reach the Host. The user view's int3 (every guest-user
+ * system call) has a stack of its own: the Host's service int3s use IST2,
+ * and an interrupt taken before the Host has copied a guest frame off IST2
+ * would have it overwritten by the RESUME that returns from the interrupt.
  */
 #define SW_IST_IRQ  1
 #define SW_IST_BP   2
 #define SW_IST_DF   3
 #define SW_IST_EXC  4
+#define SW_IST_USER_BP 5
 
 /* Bytes of one prebuilt iret frame in the handoff pages (rip, cs, rflags,
  * rsp, ss). */
@@ -240,6 +259,8 @@ struct perch_shared {
         /* The guest's start-of-day registers: the Host starts first
          * (host_boot_entry) and then enters the guest kernel. */
         uint64_t guest_rip, guest_rsp, guest_rsi;
+        /* The ring console's port (PERCH_CONSOLE_PORT); 0: none. */
+        uint64_t console_port;
     } boot;
 
     struct {

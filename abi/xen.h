@@ -77,6 +77,24 @@
 #define CONSOLEIO_write 0
 #define CONSOLEIO_read  1
 
+/* ---- The ring console (public/io/console.h): the page start_info's
+ * console.domU.mfn names. Indices run free; a byte's slot is the index
+ * modulo the ring's size. The guest produces out[] and consumes in[]. ---- */
+#define XENCONS_IN_BYTES  1024u
+#define XENCONS_OUT_BYTES 2048u
+
+#ifndef __ASSEMBLER__
+struct xencons_interface {
+    char in[XENCONS_IN_BYTES];
+    char out[XENCONS_OUT_BYTES];
+    uint32_t in_cons, in_prod;
+    uint32_t out_cons, out_prod;
+};
+_Static_assert(sizeof(struct xencons_interface) == 3088, "xencons_interface");
+_Static_assert(offsetof(struct xencons_interface, in_cons) == 3072, "in_cons");
+_Static_assert(offsetof(struct xencons_interface, out_prod) == 3084, "out_prod");
+#endif
+
 /* ---- sched_op ---- */
 #define SCHEDOP_yield    0
 #define SCHEDOP_block    1

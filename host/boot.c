@@ -4,6 +4,7 @@
  * in perch_shared.boot. The Host takes its state from there and enters the
  * guest kernel with a jmp.
  */
+#include "backend.h"
 #include "env.h"
 #include "evtchn.h"
 #include "host.h"
@@ -19,6 +20,7 @@ _Noreturn void host_boot(struct cpu_regs *regs)
     vcpu0.in_kernel = true;
     evtchn_shared_info_mfn = b->shared_info_mfn;
     evtchn_init();
+    backend_init(b->console_port);
     time_tsc_khz = b->tsc_khz;
     time_init();
     time_set_wallclock(b->wallclock_ns);

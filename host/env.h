@@ -27,8 +27,9 @@ void env_ring_doorbell(void);
 /*
  * Leave the Host for the guest (host/vm/entry.S); none returns. resume goes
  * through the RESUME gate (one ring-0 visit), resume_cr3 loads a CR3 first
- * (entering guest user, or a pending flush), return_native needs no ring 0
- * (guest-kernel frames in the current address space only).
+ * (entering guest user, a new base pointer, or a pending flush),
+ * return_native needs no ring 0 (guest-kernel frames in the current address
+ * space only).
  */
 _Noreturn void env_resume(struct cpu_regs *regs);
 _Noreturn void env_resume_cr3(struct cpu_regs *regs, uint64_t cr3);

@@ -22,6 +22,7 @@ SECTIONS
 switcher_exc_frame = SW_STACK_TOP(SW_EXC_STACK_VA);
 switcher_irq_frame = SW_STACK_TOP(SW_IRQ_STACK_VA);
 switcher_bp_frame = SW_STACK_TOP(SW_BP_STACK_VA);
+switcher_user_bp_frame = SW_STACK_TOP(SW_USER_BP_STACK_VA);
 switcher_gate_resume = SW_GATE_RESUME;
 switcher_gate_cr3_resume = SW_GATE_CR3_RESUME;
 switcher_gate_exit = SW_GATE_EXIT;

@@ -248,6 +248,20 @@ static void release_entries(uint64_t mfn, int level, unsigned n)
 
 /* ---- Default mode: tables checked once ----------------------------------------- */
 
+/*
+ * A frame mapped writable is no live table (Linux makes a freed table
+ * writable before it reuses the page), so a mark left from its life as a
+ * table goes: it would have later writes to the page checked at the wrong
+ * level. Pinned frames keep theirs.
+ */
+static void forget_table_mark(uint64_t e)
+{
+    struct mm_frame_info *f = (e & PTE_RW) ? frame_info(entry_mfn(e)) : NULL;
+
+    if (f && !(f->flags & MM_FRAME_PINNED))
+        f->type = MM_TYPE_NONE;
+}
+
 /* The table an upper entry names, checked unless the hint says it was
  * already, at that level. Without mm_frames every call checks. */
 static long check_child(uint64_t e, int level)
@@ -256,8 +270,10 @@ static long check_child(uint64_t e, int level)
     struct mm_frame_info *f;
     long rc;
 
-    if (level <= MM_L1)
+    if (level <= MM_L1) {
+        forget_table_mark(e);
         return 0;
+    }
     f = frame_info(child);
     if (f && f->type == level - 1)
         return 0;

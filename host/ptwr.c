@@ -10,8 +10,9 @@
  * the alias; the registers and flags get what the instruction would have
  * given them and rip moves past it. Anything else is the guest's #PF.
  *
- * Forms (64-bit memory operand unless noted, lock prefix optional, any
- * ModRM memory addressing, RIP-relative included):
+ * Forms (64-bit memory operand unless noted, lock prefix optional and
+ * ds/cs/es/ss overrides ignored, any ModRM memory addressing, RIP-relative
+ * included):
  *   mov  %r64,(m)          REX.W 89 /r
  *   mov  $imm32,(m)        REX.W C7 /0 id    (sign-extended)
  *   xchg %r64,(m)          REX.W 87 /r       (old value into %r64)
@@ -189,7 +190,9 @@ static bool decode(const uint8_t *bytes, unsigned n, struct cpu_regs *regs,
     unsigned rex = 0, imm_bytes;
     bool rip_relative;
 
-    if (b == 0xf0)                       /* lock */
+    /* lock, and the ds/cs/es/ss overrides, which change nothing in 64-bit
+     * mode: a uniprocessor Linux patches its lock prefixes into ds. */
+    while (b == 0xf0 || b == 0x3e || b == 0x2e || b == 0x26 || b == 0x36)
         b = next_byte(&c);
     if ((b & 0xf0) == 0x40) {            /* REX, right before the opcode */
         rex = b & 15;

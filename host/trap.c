@@ -8,6 +8,7 @@
  * and error code named. A fault at a Host or Switcher address is perch's
  * own bug and says so.
  */
+#include "backend.h"
 #include "bounce.h"
 #include "emulate.h"
 #include "env.h"
@@ -82,12 +83,16 @@ static _Noreturn void bounce_exception(struct cpu_regs *regs)
 }
 
 /* An interrupt: acknowledge it; the timer's turns into the guest's timer
- * event, delivered by host_return when the guest has events enabled. */
+ * event, the Launcher's (input in a back end's ring) into an event on that
+ * back end's port; host_return delivers them when the guest has events
+ * enabled. */
 static void take_interrupt(uint64_t v)
 {
     env_interrupt_ack();
     if (v == PERCH_TIMER_VECTOR && env_timer_due())
         time_timer_fired();
+    if (v == PERCH_BACKEND_VECTOR)
+        backend_interrupt();
 }
 
 /* The idle vCPU woke up: resume whoever called the HALT gate, with its
@@ -197,6 +202,8 @@ void host_trap(struct cpu_regs *regs)
         take_interrupt(v);
         interrupted_host(regs);
     }
+    if (v >= 32 || v == 3)
+        world_entered_with_interrupts_off();
     if ((regs->cs & 3) == 0)
         host_fatal("perch Switcher fault: %s (vector %lu) at rip %lx in ring 0",
                    vector_name(v), v, regs->rip);
@@ -225,6 +232,8 @@ void host_trap_user(struct cpu_regs *regs)
 {
     regs->rax = env_user_rax();
     world_arrived_from_user();
+    if (regs->vector >= 32)
+        world_entered_with_interrupts_off();
     if (regs->vector == 3 && regs->rip == env_syscall_entry() + 1) {
         perch_shared.stats.visits[PERCH_VISIT_USER_SYSCALL]++;
         user_syscall(regs);

@@ -6,7 +6,7 @@
 
 struct vcpu vcpu0 = { .in_kernel = true };
 
-/* What CR3 holds now: the Host loads it only when it must change. */
+/* The kernel CR3 loaded now: the Host loads one only when it must change. */
 static uint64_t loaded_cr3;
 
 void world_set_kernel_cr3(uint64_t cr3)
@@ -29,6 +29,14 @@ void world_enter_user(void)
         return;
     vcpu0.in_kernel = false;
     env_write_gs_base(vcpu0.gs_base_user);
+}
+
+/* Set while the Host runs with the interrupt flag off. */
+static bool interrupts_off;
+
+void world_entered_with_interrupts_off(void)
+{
+    interrupts_off = true;
 }
 
 void world_arrived_from_user(void)
@@ -55,23 +63,36 @@ static void deliver_upcall(struct cpu_regs *regs)
                    "cannot take the frame", regs->rsp);
 }
 
+/*
+ * Guest user is always entered through CR3_RESUME, and its CR3 load
+ * flushes whatever was pending. The next event from user mode brings the
+ * kernel CR3 back (world_arrived_from_user).
+ */
+static _Noreturn void return_to_user(struct cpu_regs *regs)
+{
+    vcpu0.pending &= ~PENDING_TLB_FLUSH;
+    perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3]++;
+    env_resume_cr3(regs, vcpu0.user_cr3);
+}
+
 _Noreturn void host_return(struct cpu_regs *regs)
 {
-    uint64_t cr3;
-    bool interrupt = regs->vector >= 32 && regs->vector < 256;
+    bool restore_if = interrupts_off;
 
+    interrupts_off = false;
     deliver_upcall(regs);
-    cr3 = vcpu0.in_kernel ? vcpu0.kernel_cr3 : vcpu0.user_cr3;
     sanitise_flags(regs);
+    if (!vcpu0.in_kernel)
+        return_to_user(regs);
     if (!loaded_cr3)
         loaded_cr3 = perch_shared.boot.kernel_cr3;
-    if (cr3 != loaded_cr3 || (vcpu0.pending & PENDING_TLB_FLUSH)) {
+    if (vcpu0.kernel_cr3 != loaded_cr3 || (vcpu0.pending & PENDING_TLB_FLUSH)) {
         vcpu0.pending &= ~PENDING_TLB_FLUSH;
-        loaded_cr3 = cr3;
+        loaded_cr3 = vcpu0.kernel_cr3;
         perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3]++;
-        env_resume_cr3(regs, cr3);
+        env_resume_cr3(regs, loaded_cr3);
     }
-    if (interrupt || !vcpu0.in_kernel) {
+    if (restore_if) {
         perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
         env_resume(regs);
     }

@@ -12,6 +12,10 @@
 void world_enter_kernel(void);
 void world_enter_user(void);
 
+/* The Host was entered with the interrupt flag off (an interrupt, or the
+ * kernel view's int3): the way out must bring it back on. */
+void world_entered_with_interrupts_off(void);
+
 /* An event from a user view has brought the kernel CR3 with it. */
 void world_arrived_from_user(void);
 

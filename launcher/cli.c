@@ -7,17 +7,28 @@
 void cli_print_help(void)
 {
     printf(
-"usage: perch run [OPTIONS] KERNEL\n"
+"usage: perch run [OPTIONS] [KERNEL] [-- CMD [ARGS...]]\n"
 "       perch -h | --help | --version\n"
 "\n"
 "perch boots a Xen-PV-capable kernel as a paravirtual guest on /dev/kvm,\n"
 "with the guest kernel and its processes at CPL3 (as in 64-bit Xen PV).\n"
 "\n"
+"With no KERNEL, perch boots Debian's cloud kernel, fetched once with apt\n"
+"(with busybox-static) into $XDG_CACHE_HOME/perch or ~/.cache/perch.\n"
+"A Linux kernel gets perch's own initramfs unless --initrd is given: a\n"
+"shell on the console (exit or Ctrl-D powers the guest off), or with\n"
+"-- CMD ARGS, just that command.\n"
+"\n"
 "run options:\n"
 "  KERNEL, --kernel FILE  ELF64 kernel with Xen PV ELF notes\n"
+"  -- CMD [ARGS...]       run CMD in the guest instead of a shell (PATH is\n"
+"                         /bin:/sbin:/usr/bin:/usr/sbin) and exit with its\n"
+"                         status; everything after -- belongs to CMD\n"
 "  -m, --mem MIB          guest memory in MiB (default %d, at most %d)\n"
-"  --initrd FILE          initial ramdisk handed to the guest\n"
-"  --cmdline STRING       guest kernel command line\n"
+"  --initrd FILE          initial ramdisk handed to the guest instead of\n"
+"                         perch's own (so not with -- CMD)\n"
+"  --cmdline STRING       guest kernel command line (default for a Linux\n"
+"                         kernel: console=hvc0)\n"
 "  --strict               apply Xen's page-type and reference-count rules to\n"
 "                         the guest's page tables and return Xen's errors\n"
 "                         (slower; for catching guest bugs)\n"
@@ -25,14 +36,23 @@ void cli_print_help(void)
 "                         kind, Switcher (ring-0) visits by reason and exits\n"
 "                         to the Launcher by reason\n"
 "\n"
-"The guest's console (console_io) is written to standard output; perch's\n"
-"own messages go to standard error.\n"
+"The guest's consoles (the early console_io, then hvc0) are written to\n"
+"standard output; perch's own messages go to standard error. Standard\n"
+"input goes to hvc0; from a terminal, in raw mode (Ctrl-C reaches the\n"
+"guest), with these keys for perch (only from a terminal):\n"
+"  Ctrl-A x        quit perch (the guest is stopped; status 0)\n"
+"  Ctrl-A Ctrl-A   send Ctrl-A to the guest\n"
+"  Ctrl-A h        list these keys\n"
 "\n"
 "exit status:\n"
 "  0    the guest powered off        4    the guest reported a crash\n"
 "  1    perch could not run it       5    the guest broke a rule and was stopped\n"
 "  2    bad command line             6    the guest's watchdog fired\n"
-"  3    the guest asked to reboot    130  interrupted (SIGINT or SIGTERM)\n",
+"  3    the guest asked to reboot    130  interrupted (SIGINT or SIGTERM)\n"
+"With -- CMD, perch exits with CMD's status when the guest powers off\n"
+"(128+N if signal N ended it, 127 if it was not found). Any guest may do\n"
+"the same: \"\\033]perch-exit;N\\007\" (N 0-255) on its console, then\n"
+"poweroff, makes perch exit with N.\n",
         DEFAULT_MEM_MIB, MAX_MEM_MIB);
 }
 
@@ -62,6 +82,24 @@ static bool is_long_option(const char *word)
     return word[0] == '-' && word[1] == '-';
 }
 
+/* Everything after the first "--" is the guest's command: split there
+ * before getopt, which would otherwise permute KERNEL and CMD together. */
+static int split_command(int *argc, char **argv, struct options *o,
+                         struct error *e)
+{
+    for (int i = 1; i < *argc; i++) {
+        if (strcmp(argv[i], "--"))
+            continue;
+        if (i + 1 == *argc)
+            return fail(e, "nothing after '--': perch run [KERNEL] -- CMD [ARGS...]");
+        o->cmd = argv + i + 1;
+        o->cmd_argc = *argc - i - 1;
+        *argc = i;
+        break;
+    }
+    return 0;
+}
+
 static int parse_run(int argc, char **argv, struct options *o, struct error *e)
 {
     static const struct option longopts[] = {
@@ -76,6 +114,8 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
     };
     int c;
 
+    if (split_command(&argc, argv, o, e))
+        return -1;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":m:h", longopts, NULL)) != -1) {
@@ -101,8 +141,10 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         o->kernel = argv[optind++];
     if (optind < argc)
         return fail(e, "unexpected argument '%s'", argv[optind]);
-    if (!o->kernel)
-        return fail(e, "no kernel given: perch run KERNEL");
+    /* The command goes into perch's initramfs, which --initrd replaces. */
+    if (o->initrd && o->cmd)
+        return fail(e, "--initrd and -- CMD cannot be used together: the "
+                       "command runs from perch's own initramfs");
     return 0;
 }
 

@@ -1,4 +1,5 @@
-/* perch's command line: `perch run [OPTIONS] [KERNEL]`, --help, --version. */
+/* perch's command line: `perch run [OPTIONS] [KERNEL] [-- CMD ARGS...]`,
+ * --help, --version. */
 #ifndef PERCH_CLI_H
 #define PERCH_CLI_H
 
@@ -15,12 +16,14 @@ enum command { CMD_RUN, CMD_HELP, CMD_VERSION };
 
 struct options {
     enum command command;
-    const char *kernel;
+    const char *kernel;        /* NULL: Debian's cloud kernel (default_guest.h) */
     const char *initrd;
     const char *cmdline;
     uint64_t mem_mib;
     bool stats;
     bool strict;
+    char **cmd;                /* after `--`: run in the guest; NULL: a shell */
+    int cmd_argc;
 };
 
 /* Returns 0, or -1 with e saying what is wrong with the command line. */

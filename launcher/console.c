@@ -8,6 +8,15 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "status.h"
+
+/* While input waits (for room in in[], or for the guest to take what is
+ * there), look again this often: a guest that takes input without telling
+ * perch, or an interrupt sent before the guest's APIC was on (KVM drops
+ * it), must not leave input stuck. */
+#define INPUT_RETRY_MS 50
+#define INPUT_RETRY_MAX_MS 1000
+
 static void write_all(int fd, const uint8_t *p, size_t n)
 {
     while (n) {
@@ -22,68 +31,261 @@ static void write_all(int fd, const uint8_t *p, size_t n)
     }
 }
 
-int console_drain(struct console *c)
+/* Through one stream's exit-status filter to stdout. */
+static void emit(struct console *c, struct exit_seq *seq, const uint8_t *bytes,
+                 size_t n)
 {
-    volatile struct perch_shared *sh = c->shared;
+    uint8_t out[PERCH_CONSOLE_RING_BYTES + EXIT_SEQ_HELD_MAX];
+
+    while (n) {
+        size_t chunk = n < PERCH_CONSOLE_RING_BYTES ? n : PERCH_CONSOLE_RING_BYTES;
+
+        write_all(c->cfg.out_fd, out, exit_seq_filter(seq, bytes, chunk, out));
+        if (seq->status >= 0) {
+            c->exit_status = seq->status;
+            seq->status = -1;
+        }
+        bytes += chunk;
+        n -= chunk;
+    }
+}
+
+static int broken(struct console *c)
+{
+    atomic_store(&c->broken, 1);
+    return -1;
+}
+
+/* The early console: the Host's ring in perch_shared. */
+static int drain_early(struct console *c)
+{
+    volatile struct perch_shared *sh = c->cfg.shared;
     uint32_t prod, used;
     uint8_t buf[PERCH_CONSOLE_RING_BYTES];
 
-    pthread_mutex_lock(&c->lock);
     prod = __atomic_load_n(&sh->console_prod, __ATOMIC_ACQUIRE);
     used = prod - c->cons;
     if (used > PERCH_CONSOLE_RING_BYTES) {
         snprintf(c->problem, sizeof(c->problem),
                  "console ring index corrupted (producer %u, consumer %u)",
                  prod, c->cons);
-        atomic_store(&c->broken, 1);
-        pthread_mutex_unlock(&c->lock);
-        return -1;
+        return broken(c);
     }
     for (uint32_t i = 0; i < used; i++)
         buf[i] = sh->console_ring[(c->cons + i) % PERCH_CONSOLE_RING_BYTES];
-    write_all(c->out_fd, buf, used);
     c->cons = prod;
     __atomic_store_n(&sh->console_cons, c->cons, __ATOMIC_RELEASE);
+    emit(c, &c->seq_early, buf, used);
+    return 0;
+}
+
+static int drain_hvc(struct console *c)
+{
+    uint8_t buf[XENCONS_OUT_BYTES];
+    int n;
+
+    if (!c->cfg.hvc_page)
+        return 0;
+    n = hvc_ring_read(&c->hvc, buf, c->problem, sizeof(c->problem));
+    if (n < 0)
+        return broken(c);
+    emit(c, &c->seq_hvc, buf, n);
+    return 0;
+}
+
+int console_drain(struct console *c)
+{
+    int rc = -1;
+
+    pthread_mutex_lock(&c->lock);
+    if (!atomic_load(&c->broken))
+        rc = drain_early(c) || drain_hvc(c) ? -1 : 0;
     pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+/* The guest must stop: make the vCPU thread leave KVM_RUN and look. */
+static void stop_vcpu(struct console *c)
+{
+    if (c->cfg.vcpu_immediate_exit)
+        __atomic_store_n(c->cfg.vcpu_immediate_exit, 1, __ATOMIC_SEQ_CST);
+    pthread_kill(c->vcpu_thread, SIGUSR1);
+}
+
+/* ---- Input ----------------------------------------------------------------- */
+
+/* Typed bytes into the waiting input. Piped input is read only when there
+ * is room (it waits in the pipe); a terminal is always read, so Ctrl-A x
+ * works even when the guest takes no input, and keys that do not fit are
+ * dropped, as a serial line would. Returns -1 on Ctrl-A x. */
+static int take_keys(struct console *c, const uint8_t *bytes, size_t n)
+{
+    uint8_t filtered[CONSOLE_INPUT_MAX];
+    unsigned commands = KEYS_NONE;
+    size_t room = CONSOLE_INPUT_MAX - c->input_len;
+
+    if (c->cfg.keys) {
+        n = keys_filter(&c->keys, bytes, n, filtered, &commands);
+        bytes = filtered;
+    }
+    if (commands & KEYS_HELP)
+        write_all(STDERR_FILENO, (const uint8_t *)keys_help, strlen(keys_help));
+    if (commands & KEYS_QUIT) {
+        atomic_store(&c->quit, 1);
+        return -1;
+    }
+    if (n > room)
+        n = room;
+    memcpy(c->input + c->input_len, bytes, n);
+    c->input_len += n;
+    return 0;
+}
+
+static int read_input(struct console *c)
+{
+    uint8_t buf[CONSOLE_INPUT_MAX];
+    size_t want = c->cfg.keys ? sizeof(buf) : CONSOLE_INPUT_MAX - c->input_len;
+    ssize_t n = read(c->cfg.in_fd, buf, want);
+
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return 0;
+    if (n <= 0) {
+        c->input_open = false;   /* end of input, or it went away */
+        return 0;
+    }
+    return take_keys(c, buf, n);
+}
+
+static void notify_guest(struct console *c)
+{
+    if (c->cfg.notify_guest)
+        c->cfg.notify_guest(c->cfg.notify_arg);
+}
+
+/* What waits into in[]; the guest hears of it once per batch. Returns the
+ * bytes moved, or -1 if in[]'s index is corrupted. */
+static long push_input(struct console *c)
+{
+    long n;
+
+    if (!c->cfg.hvc_page || !c->input_len)
+        return 0;
+    n = hvc_ring_write(&c->hvc, c->input, c->input_len, c->problem,
+                       sizeof(c->problem));
+    if (n < 0)
+        return broken(c);
+    if (n == 0)
+        return 0;
+    memmove(c->input, c->input + n, c->input_len - n);
+    c->input_len -= n;
+    c->retry_ms = INPUT_RETRY_MS;
+    notify_guest(c);
+    return n;
+}
+
+/* Input the guest has not taken for a while: tell it again, less often
+ * each time it makes no progress (a guest may simply not read). */
+static void renotify(struct console *c)
+{
+    uint32_t queued = hvc_ring_input_queued(&c->hvc);
+
+    if (!queued)
+        return;
+    if (queued != c->retry_queued) {
+        c->retry_queued = queued;
+        c->retry_ms = INPUT_RETRY_MS;
+    } else if (c->retry_ms < INPUT_RETRY_MAX_MS) {
+        c->retry_ms *= 2;
+    }
+    notify_guest(c);
+}
+
+/* How long to sleep: for ever, unless input waits. */
+static int wait_ms(struct console *c)
+{
+    if (!c->cfg.hvc_page)
+        return -1;
+    if (c->input_len || hvc_ring_input_queued(&c->hvc))
+        return c->retry_ms;
+    return -1;
+}
+
+/* ---- The thread ------------------------------------------------------------ */
+
+enum { FD_DOORBELL, FD_STOP, FD_INPUT, NR_FDS };
+
+static nfds_t wait_set(struct console *c, struct pollfd fds[NR_FDS])
+{
+    bool want_input = c->input_open &&
+                      (c->cfg.keys || c->input_len < CONSOLE_INPUT_MAX);
+
+    fds[FD_DOORBELL] = (struct pollfd){ .fd = c->cfg.doorbell_fd, .events = POLLIN };
+    fds[FD_STOP] = (struct pollfd){ .fd = c->stop_fd, .events = POLLIN };
+    fds[FD_INPUT] = (struct pollfd){ .fd = c->cfg.in_fd, .events = POLLIN };
+    return want_input ? 3 : 2;
+}
+
+/* One wake-up's work; -1 when the guest must stop. */
+static int serve(struct console *c, const struct pollfd fds[NR_FDS],
+                 nfds_t nfds, bool timed_out)
+{
+    uint64_t count;
+    long moved;
+
+    if (fds[FD_DOORBELL].revents &&
+        read(c->cfg.doorbell_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+        return -1;
+    if (console_drain(c))
+        return -1;
+    if (nfds > FD_INPUT && fds[FD_INPUT].revents && read_input(c))
+        return -1;
+    moved = push_input(c);
+    if (moved < 0)
+        return -1;
+    if (timed_out && moved == 0)
+        renotify(c);
     return 0;
 }
 
 static void *console_thread(void *arg)
 {
     struct console *c = arg;
-    struct pollfd fds[2] = {
-        { .fd = c->doorbell_fd, .events = POLLIN },
-        { .fd = c->stop_fd, .events = POLLIN },
-    };
-    uint64_t count;
+    struct pollfd fds[NR_FDS];
 
     for (;;) {
-        if (poll(fds, 2, -1) < 0 && errno != EINTR)
+        nfds_t nfds = wait_set(c, fds);
+        int n = poll(fds, nfds, wait_ms(c));
+
+        if (n < 0 && errno != EINTR)
             break;
-        if (fds[1].revents)
+        if (n < 0)
+            continue;
+        if (fds[FD_STOP].revents)
             break;
-        if (fds[0].revents && read(c->doorbell_fd, &count, sizeof(count)) < 0 &&
-            errno != EAGAIN)
-            break;
-        if (console_drain(c)) {
-            pthread_kill(c->vcpu_thread, SIGUSR1);
+        if (serve(c, fds, nfds, n == 0)) {
+            if (atomic_load(&c->broken) || atomic_load(&c->quit))
+                stop_vcpu(c);
             break;
         }
     }
     return NULL;
 }
 
-int console_start(struct console *c, struct perch_shared *shared,
-                  int doorbell_fd, int out_fd)
+int console_start(struct console *c, const struct console_config *cfg)
 {
     sigset_t all, old;
     int rc;
 
     memset(c, 0, sizeof(*c));
-    c->shared = shared;
-    c->out_fd = out_fd;
-    c->doorbell_fd = doorbell_fd;
+    c->cfg = *cfg;
     c->vcpu_thread = pthread_self();
+    c->exit_status = -1;
+    c->input_open = cfg->in_fd >= 0;
+    c->retry_ms = INPUT_RETRY_MS;
+    exit_seq_init(&c->seq_early);
+    exit_seq_init(&c->seq_hvc);
+    if (cfg->hvc_page)
+        hvc_ring_init(&c->hvc, cfg->hvc_page);
     c->stop_fd = eventfd(0, EFD_CLOEXEC);
     if (c->stop_fd < 0)
         return -1;
@@ -97,6 +299,15 @@ int console_start(struct console *c, struct perch_shared *shared,
     return rc ? -1 : 0;
 }
 
+/* What a filter still holds at the end goes out as it was. */
+static void flush_filters(struct console *c)
+{
+    uint8_t out[EXIT_SEQ_HELD_MAX];
+
+    write_all(c->cfg.out_fd, out, exit_seq_flush(&c->seq_early, out));
+    write_all(c->cfg.out_fd, out, exit_seq_flush(&c->seq_hvc, out));
+}
+
 int console_stop(struct console *c)
 {
     uint64_t one = 1;
@@ -106,10 +317,33 @@ int console_stop(struct console *c)
             pthread_join(c->thread, NULL);
         c->running = 0;
     }
-    if (!atomic_load(&c->broken))
-        console_drain(c);
+    console_drain(c);
+    flush_filters(c);
     if (c->stop_fd > 0)
         close(c->stop_fd);
     c->stop_fd = -1;
     return atomic_load(&c->broken) ? -1 : 0;
+}
+
+int console_verdict(struct console *c, struct error *e)
+{
+    if (atomic_load(&c->broken)) {
+        fail(e, "guest stopped: %s", c->problem);
+        return STATUS_GUEST_STOPPED;
+    }
+    if (atomic_load(&c->quit)) {
+        fail(e, "quit by Ctrl-A x");
+        return STATUS_POWEROFF;
+    }
+    return -1;
+}
+
+int console_exit_status(struct console *c)
+{
+    int status;
+
+    pthread_mutex_lock(&c->lock);
+    status = c->exit_status;
+    pthread_mutex_unlock(&c->lock);
+    return status;
 }

@@ -156,6 +156,7 @@ static int build_tss(struct guest_memory *gm, uint64_t l4)
         [SW_IST_BP] = SW_STACK_TOP(SW_BP_STACK_VA),
         [SW_IST_DF] = SW_STACK_TOP(SW_DF_STACK_VA),
         [SW_IST_EXC] = SW_STACK_TOP(SW_EXC_STACK_VA),
+        [SW_IST_USER_BP] = SW_STACK_TOP(SW_USER_BP_STACK_VA),
     };
 
     if (!tss)
@@ -167,19 +168,19 @@ static int build_tss(struct guest_memory *gm, uint64_t l4)
     return 0;
 }
 
-static unsigned vector_ist(unsigned v)
+static unsigned vector_ist(unsigned v, bool user_view)
 {
     if (v == 3)
-        return SW_IST_BP;
+        return user_view ? SW_IST_USER_BP : SW_IST_BP;
     if (v == 2 || v == 8 || v == 18)
         return SW_IST_DF;
     return v >= 32 ? SW_IST_IRQ : SW_IST_EXC;
 }
 
-/* An IDT whose vector v enters stubs + v * stride, mapped at SW_IDT_VA in
- * the view whose L4 is `l4`. */
+/* The IDT of the view whose L4 is `l4`, at SW_IDT_VA: vector v enters
+ * stubs + v * stride. */
 static int build_idt(struct guest_memory *gm, uint64_t l4, uint64_t stubs,
-                     uint64_t stride)
+                     uint64_t stride, bool user_view)
 {
     uint64_t *idt = map_new(gm, l4, SW_IDT_VA, PAGE_SIZE, SWITCHER_RO);
 
@@ -190,7 +191,7 @@ static int build_idt(struct guest_memory *gm, uint64_t l4, uint64_t stubs,
         uint64_t type = v == 3 ? 0xee : 0x8e;   /* int3 allowed from CPL3 */
 
         idt[2 * v] = (h & 0xffff) | ((uint64_t)SW_CS0_SEL << 16) |
-                     ((uint64_t)vector_ist(v) << 32) | (type << 40) |
+                     ((uint64_t)vector_ist(v, user_view) << 32) | (type << 40) |
                      ((h >> 16 & 0xffff) << 48);
         idt[2 * v + 1] = h >> 32;
     }
@@ -199,7 +200,8 @@ static int build_idt(struct guest_memory *gm, uint64_t l4, uint64_t stubs,
 
 /* The prebuilt iret frames: vector N of the kernel view enters the Host's
  * entry N, of the user view its user entry N. Exceptions run the Host
- * interruptible; interrupts do not. */
+ * interruptible; interrupts do not, nor does the kernel view's int3, whose
+ * stack the Host's own service int3s share. */
 static int build_handoff(struct guest_memory *gm, uint64_t l4,
                          const struct host_image_header *h)
 {
@@ -214,7 +216,7 @@ static int build_handoff(struct guest_memory *gm, uint64_t l4,
 
         f[0] = entries + v * h->vector_entry_stride;
         f[1] = FLAT_KERNEL_CS64;
-        f[2] = v >= 32 ? 0x2 : 0x202;
+        f[2] = v >= 32 || i == 3 ? 0x2 : 0x202;
         f[3] = v >= 32 ? h->irq_stack_top : h->exception_stack_top;
         f[4] = FLAT_KERNEL_SS64;
     }
@@ -242,8 +244,9 @@ static int build_switcher(struct guest_memory *gm, uint64_t l4,
         !map_new(gm, l4, SW_EXC_STACK_VA, PAGE_SIZE, HOST_RW) ||
         !map_new(gm, l4, SW_IRQ_STACK_VA, PAGE_SIZE, HOST_RW) ||
         !map_new(gm, l4, SW_BP_STACK_VA, PAGE_SIZE, HOST_RW) ||
+        !map_new(gm, l4, SW_USER_BP_STACK_VA, PAGE_SIZE, HOST_RW) ||
         build_gdt(gm, l4, hole) || build_tss(gm, l4) ||
-        build_idt(gm, l4, sw->vector_stubs, sw->vector_stub_stride))
+        build_idt(gm, l4, sw->vector_stubs, sw->vector_stub_stride, false))
         return fail(e, "out of perch-private memory building the Switcher");
     return 0;
 }
@@ -263,7 +266,7 @@ static int share_supervisor_page(struct guest_memory *gm, uint64_t kl4,
  * own IDT whose stubs load the kernel CR3 first, the IST stacks ring-0 only,
  * and at the Host's LSTAR address a page of int3 instead of the Host: a
  * guest-user `syscall` lands there and traps into the Switcher. Nothing of
- * the Host, the M2P or the alias is mapped.
+ * the Host, the gates, the M2P or the alias is mapped.
  */
 static int build_user_view(struct guest_memory *gm, uint64_t kl4,
                            const struct vm_images *img, struct hole *hole)
@@ -274,10 +277,11 @@ static int build_user_view(struct guest_memory *gm, uint64_t kl4,
     uint8_t *trampoline;
 
     if (ul4 == INVALID_MFN ||
-        build_idt(gm, ul4, sw->user_vector_stubs, sw->user_vector_stub_stride) ||
+        build_idt(gm, ul4, sw->user_vector_stubs, sw->user_vector_stub_stride, true) ||
         share_supervisor_page(gm, kl4, ul4, SW_EXC_STACK_VA) ||
         share_supervisor_page(gm, kl4, ul4, SW_IRQ_STACK_VA) ||
-        share_supervisor_page(gm, kl4, ul4, SW_BP_STACK_VA))
+        share_supervisor_page(gm, kl4, ul4, SW_BP_STACK_VA) ||
+        share_supervisor_page(gm, kl4, ul4, SW_USER_BP_STACK_VA))
         return -1;
     trampoline = map_new(gm, ul4, hole->lstar & ~(PAGE_SIZE - 1), PAGE_SIZE, HOST_RX);
     if (!trampoline)

@@ -10,3 +10,13 @@ void vm_images_get(struct vm_images *images)
     images->switcher = perch_switcher_image;
     images->switcher_bytes = perch_switcher_image_end - perch_switcher_image;
 }
+
+#include "initramfs.h"
+
+extern const uint8_t perch_init_image[], perch_init_image_end[];
+
+void initramfs_init_image(const uint8_t **bytes, size_t *size)
+{
+    *bytes = perch_init_image;
+    *size = perch_init_image_end - perch_init_image;
+}

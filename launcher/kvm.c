@@ -245,6 +245,18 @@ uint64_t kvm_vcpu_rip(struct kvm_vm *vm)
     return regs.rip;
 }
 
+/* Fixed delivery, physical destination: APIC ID in bits 12-19 of the
+ * address, the vector in the data. */
+int kvm_signal_msi(struct kvm_vm *vm, uint8_t vector)
+{
+    struct kvm_msi msi = {
+        .address_lo = (uint32_t)PERCH_APIC_GPA | (0u << 12),
+        .data = vector,
+    };
+
+    return ioctl(vm->vm_fd, KVM_SIGNAL_MSI, &msi) < 0 ? -1 : 0;
+}
+
 uint32_t kvm_tsc_khz(struct kvm_vm *vm)
 {
     int khz = ioctl(vm->vcpu_fd, KVM_GET_TSC_KHZ, 0);

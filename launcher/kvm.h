@@ -46,6 +46,10 @@ int kvm_vcpu_boot(struct kvm_vm *vm, const struct vcpu_boot *boot,
  * interrupted it, -1 with e filled on failure. */
 int kvm_vcpu_run(struct kvm_vm *vm, struct error *e);
 
+/* Inject interrupt `vector` into the vCPU (an MSI to APIC 0 through the
+ * in-kernel irqchip; safe from any thread). 0, or -1 if KVM refused it. */
+int kvm_signal_msi(struct kvm_vm *vm, uint8_t vector);
+
 /* The vCPU's TSC rate in kHz (0 if KVM does not say). */
 uint32_t kvm_tsc_khz(struct kvm_vm *vm);
 

@@ -16,13 +16,17 @@
 #include <unistd.h>
 
 #include "console.h"
+#include "default_guest.h"
 #include "domain.h"
 #include "file.h"
 #include "hole.h"
+#include "initramfs.h"
+#include "kernel_image.h"
 #include "kvm.h"
 #include "run.h"
 #include "stats.h"
 #include "status.h"
+#include "terminal.h"
 
 struct launch {
     struct file_data kernel, initrd;
@@ -32,20 +36,96 @@ struct launch {
     struct domain_layout layout;
     struct kvm_vm vm;
     int doorbell_fd;
+    struct default_guest guest;   /* perch's cache, when used */
 };
+
+/* With no KERNEL: Debian's cloud kernel from perch's cache (fetched once). */
+static int choose_kernel(struct launch *l, const struct options *o,
+                         struct options *chosen, struct error *e)
+{
+    *chosen = *o;
+    if (o->kernel)
+        return 0;
+    if (default_guest_open(&l->guest, e) || default_guest_kernel(&l->guest, e))
+        return -1;
+    chosen->kernel = l->guest.kernel;
+    return 0;
+}
+
+/* perch's initramfs, /init and /perch/cmd, are for Linux; perch's test
+ * guests say "perch-test" and get neither it nor a default cmdline. */
+static bool is_linux(const struct launch *l)
+{
+    return !strcmp(l->image.guest_os, "linux");
+}
+
+/* busybox from perch's cache, fetched if missing. A guest without it
+ * still boots, to perch's /init alone, so failing is only a note. */
+static void load_busybox(struct launch *l, struct file_data *busybox)
+{
+    struct error e;
+
+    if ((!l->guest.dir[0] && default_guest_open(&l->guest, &e)) ||
+        default_guest_busybox(&l->guest, &e) ||
+        file_read_all(l->guest.busybox, busybox, &e))
+        fprintf(stderr, "perch: note: no busybox (%s): the guest gets only "
+                        "perch's /init, with no shell or commands\n", e.msg);
+}
+
+static int build_initramfs(struct launch *l, const struct options *o,
+                           struct error *e)
+{
+    struct initramfs_config cfg = { .cmd = o->cmd, .cmd_argc = o->cmd_argc };
+    struct file_data busybox = { 0 };
+    int rc;
+
+    load_busybox(l, &busybox);
+    initramfs_init_image(&cfg.init, &cfg.init_bytes);
+    cfg.busybox = busybox.bytes;
+    cfg.busybox_bytes = busybox.size;
+    rc = initramfs_build(&cfg, &l->initrd, e);
+    file_release(&busybox);
+    return rc;
+}
+
+/* The user's initrd as it is; else, for Linux, perch's own. */
+static int load_initrd(struct launch *l, const struct options *o, struct error *e)
+{
+    if (o->initrd)
+        return file_read_all(o->initrd, &l->initrd, e);
+    if (is_linux(l))
+        return build_initramfs(l, o, e);
+    if (o->cmd)
+        return fail(e, "-- CMD needs a Linux kernel, with perch's /init "
+                       "(%s is a '%s' kernel)", o->kernel, l->image.guest_os);
+    return 0;
+}
 
 static int load_files(struct launch *l, const struct options *o, struct error *e)
 {
+    struct kernel_elf elf;
+    struct error inner;
+
     if (file_read_all(o->kernel, &l->kernel, e))
         return -1;
-    if (pv_image_parse(l->kernel.bytes, l->kernel.size, &l->image, e)) {
-        struct error inner = *e;
-
-        return fail(e, "%s: %s", o->kernel, inner.msg);
+    /* An ELF vmlinux is used as read; a bzImage is decompressed. */
+    if (kernel_image_elf(l->kernel.bytes, l->kernel.size, KERNEL_IMAGE_MAX_ELF,
+                         &elf, e))
+        goto bad_kernel;
+    if (elf.owned) {
+        /* Keep only the ELF: l->kernel owns it now, release() frees it. */
+        file_release(&l->kernel);
+        l->kernel.bytes = elf.owned;
+        l->kernel.size = elf.size;
     }
-    if (o->initrd && file_read_all(o->initrd, &l->initrd, e))
+    if (pv_image_parse(l->kernel.bytes, l->kernel.size, &l->image, e))
+        goto bad_kernel;
+    if (load_initrd(l, o, e))
         return -1;
     return 0;
+bad_kernel:
+    inner = *e;
+    return fail(e, "%s: %s", o->kernel, inner.msg);
 }
 
 static int build_memory(struct launch *l, const struct options *o, struct error *e)
@@ -53,9 +133,11 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
     uint64_t nr_pages = o->mem_mib << (20 - PAGE_SHIFT);
     struct vm_images images;
     struct domain_config cfg = {
-        .cmdline = o->cmdline,
+        /* Linux's console is hvc0 (the ring); the user's cmdline wins. */
+        .cmdline = o->cmdline || !is_linux(l) ? o->cmdline : "console=hvc0",
         .initrd = l->initrd.bytes,
         .initrd_bytes = l->initrd.size,
+        .console_evtchn = PERCH_CONSOLE_PORT,
     };
 
     if (guest_memory_init(&l->gm, hole_private_frames(nr_pages), nr_pages))
@@ -91,6 +173,7 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     l->hole.shared->boot.guest_rsp = l->layout.stack_top;
     l->hole.shared->boot.guest_rsi = l->layout.start_info_va;
     l->hole.shared->boot.strict = o->strict;
+    l->hole.shared->boot.console_port = PERCH_CONSOLE_PORT;
     if (kvm_vm_create(&l->vm, &l->gm, e) ||
         kvm_doorbell(&l->vm, l->hole.doorbell_gpa, &l->doorbell_fd, e))
         return -1;
@@ -98,6 +181,36 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     l->hole.shared->boot.tsc_khz = kvm_tsc_khz(&l->vm);
     l->hole.shared->boot.wallclock_ns = now.tv_sec * 1000000000ull + now.tv_nsec;
     return kvm_vcpu_boot(&l->vm, &boot, e);
+}
+
+/* The console back end's way to tell the guest there is input. */
+static void notify_console(void *vm)
+{
+    kvm_signal_msi(vm, PERCH_BACKEND_VECTOR);
+}
+
+/* Serve both console rings; stdin feeds hvc0 (from a terminal in raw mode,
+ * restored however perch ends: terminal.h). */
+static int start_console(struct launch *l, struct console *c, struct error *e)
+{
+    int tty = terminal_raw(STDIN_FILENO);
+    struct console_config cfg = {
+        .shared = l->hole.shared,
+        .hvc_page = gm_pfn(&l->gm, l->layout.console_pfn),
+        .doorbell_fd = l->doorbell_fd,
+        .out_fd = STDOUT_FILENO,
+        .in_fd = tty >= 0 ? STDIN_FILENO : -1,
+        .keys = tty == 1,
+        .notify_guest = notify_console,
+        .notify_arg = &l->vm,
+        .vcpu_immediate_exit = &l->vm.run->immediate_exit,
+    };
+
+    if (console_start(c, &cfg)) {
+        terminal_restore();
+        return fail(e, "cannot start the console thread");
+    }
+    return 0;
 }
 
 static void release(struct launch *l)
@@ -113,6 +226,7 @@ static void release(struct launch *l)
 int launch(const struct options *o, struct error *e)
 {
     struct launch l;
+    struct options chosen;
     struct console console;
     struct guest_run run;
     int status = STATUS_ERROR;
@@ -120,13 +234,12 @@ int launch(const struct options *o, struct error *e)
     memset(&l, 0, sizeof(l));
     l.doorbell_fd = -1;
     l.vm.kvm_fd = l.vm.vm_fd = l.vm.vcpu_fd = -1;
-    if (load_files(&l, o, e) || build_memory(&l, o, e) || start_vm(&l, o, e))
+    if (choose_kernel(&l, o, &chosen, e) || load_files(&l, &chosen, e) ||
+        build_memory(&l, &chosen, e) || start_vm(&l, &chosen, e))
         goto out;
     guest_run_signals();
-    if (console_start(&console, l.hole.shared, l.doorbell_fd, STDOUT_FILENO)) {
-        fail(e, "cannot start the console thread");
+    if (start_console(&l, &console, e))
         goto out;
-    }
     run = (struct guest_run){ .vm = &l.vm, .hole = &l.hole, .console = &console,
                               .stats.tsc_khz = kvm_tsc_khz(&l.vm) };
     status = guest_run(&run, e);
@@ -135,6 +248,11 @@ int launch(const struct options *o, struct error *e)
         fail(e, "guest stopped: %s", console.problem);
         status = STATUS_GUEST_STOPPED;
     }
+    terminal_restore();
+    /* A guest that powered off may have said which status it wants. */
+    if (status == STATUS_POWEROFF && !atomic_load(&console.quit) &&
+        console_exit_status(&console) >= 0)
+        status = console_exit_status(&console);
     if (o->stats)
         stats_print(stderr, l.hole.shared, &run.stats);
 out:

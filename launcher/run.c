@@ -164,12 +164,11 @@ int guest_run(struct guest_run *r, struct error *e)
             fail(e, "stopped by %s", strsignal(stop_signal));
             return STATUS_INTERRUPTED;
         }
-        if (atomic_load(&r->console->broken)) {
-            fail(e, "guest stopped: %s", r->console->problem);
-            return STATUS_GUEST_STOPPED;
-        }
-        int status, rc = kvm_vcpu_run(r->vm, e);
+        int status = console_verdict(r->console, e), rc;
 
+        if (status >= 0)
+            return status;
+        rc = kvm_vcpu_run(r->vm, e);
         if (rc < 0)
             return STATUS_ERROR;
         if (rc > 0) {
@@ -178,10 +177,9 @@ int guest_run(struct guest_run *r, struct error *e)
                 fail(e, "stopped by %s", strsignal(stop_signal));
                 return STATUS_INTERRUPTED;
             }
-            if (atomic_load(&r->console->broken)) {
-                fail(e, "guest stopped: %s", r->console->problem);
-                return STATUS_GUEST_STOPPED;
-            }
+            status = console_verdict(r->console, e);
+            if (status >= 0)
+                return status;
             continue;
         }
         status = handle_exit(r, e);

@@ -70,6 +70,7 @@ halt_wake:
     cli
     iretq
 
+
     .text
 
 /* ---- One stub per vector, STUB_STRIDE bytes apart ---- */

@@ -118,7 +118,7 @@ host_boot_entry:
     TRAP_COMMON trap_interrupt, switcher_irq_frame, 0
     TRAP_COMMON user_trap_exception, switcher_exc_frame, 0, host_trap_user
     TRAP_COMMON user_trap_exception_error, switcher_exc_frame, 1, host_trap_user
-    TRAP_COMMON user_trap_breakpoint, switcher_bp_frame, 0, host_trap_user
+    TRAP_COMMON user_trap_breakpoint, switcher_user_bp_frame, 0, host_trap_user
     TRAP_COMMON user_trap_interrupt, switcher_irq_frame, 0, host_trap_user
 
 /* Vectors 8, 10-14, 17, 21, 29 and 30 push an error code. */

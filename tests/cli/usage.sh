@@ -71,11 +71,22 @@ expect_error unknown_short_option 2 "unknown option '-q'"
 perch_run unknown_short_options_grouped run -qz "$HELLO"
 expect_error unknown_short_options_grouped 2 "unknown option '-[qz]"
 
-perch_run run_without_kernel run
-expect_error run_without_kernel 2 'no kernel'
+# (`perch run` with no KERNEL is fine: it boots Debian's kernel.)
+perch_run dashdash_without_command run --
+expect_error dashdash_without_command 2 "nothing after '--'"
 
-perch_run run_without_kernel_with_options run --mem 64 --stats
-expect_error run_without_kernel_with_options 2 'no kernel'
+perch_run dashdash_without_command_with_kernel run --mem 64 "$HELLO" --
+expect_error dashdash_without_command_with_kernel 2 "nothing after '--'"
+
+perch_run initrd_with_command run --initrd "$HELLO" "$HELLO" -- /bin/true
+expect_error initrd_with_command 2 "--initrd and -- CMD"
+
+perch_run initrd_with_command_no_kernel run --initrd "$HELLO" -- ls -l
+expect_error initrd_with_command_no_kernel 2 "--initrd and -- CMD"
+
+# Options after -- are the command's, not perch's.
+perch_run command_options_not_perchs run --bogus -- ls --bogus
+expect_error command_options_not_perchs 2 "unknown option '--bogus'"
 
 for bad in abc 12x -5 '' ' 64' 0x10; do
     name=mem_not_a_number_${bad:-empty}

@@ -15,6 +15,7 @@
 
 #include "../../host/env.h"
 #include "../../launcher/hole.h"
+#include "../../launcher/initramfs.h"
 
 uint8_t *host_env_memory;
 uint64_t host_env_frames;
@@ -268,6 +269,14 @@ uint8_t *env_alias_base(void)
 __attribute__((weak)) void vm_images_get(struct vm_images *images)
 {
     memset(images, 0, sizeof(*images));
+}
+
+/* Likewise perch's /init (launcher/images.c): an empty one. */
+__attribute__((weak)) void initramfs_init_image(const uint8_t **bytes,
+                                                size_t *size)
+{
+    *bytes = NULL;
+    *size = 0;
 }
 
 /*

@@ -277,6 +277,16 @@ static void and_byte(void)
     CHECK(regs.rflags == (0x202 | FL_PF));
 }
 
+/* A uniprocessor Linux's ptep_set_wrprotect: its lock patched into ds, the
+ * table pointer in r15 (copy_page_range at fork). */
+static void and_byte_ds_prefix_r15(void)
+{
+    CHECK(setup(false) == 0);
+    regs.r15 = FAULT;
+    CHECK(RUN_CODE(FAULT, 0x3e, 0x41, 0x80, 0x27, 0xfd) == 0);  /* ds andb $0xfd,(%r15) */
+    CHECK(*pte() == (OLD & ~PTE_RW) && regs.rip == CODE_VA + 5);
+}
+
 /* A byte op on another byte of the entry (NX is in byte 7). */
 static void and_byte_high(void)
 {
@@ -501,6 +511,7 @@ int main(void)
     RUN(btr_register);
     RUN(bts);
     RUN(and_byte);
+    RUN(and_byte_ds_prefix_r15);
     RUN(and_byte_high);
     RUN(or_byte_and_qword);
     RUN(new_value_checked);

@@ -1,0 +1,328 @@
+/*
+ * perch's /init: the first process of the initramfs the Launcher builds
+ * (launcher/initramfs.c). It mounts the usual filesystems, puts the console
+ * on stdin/stdout/stderr, then either
+ *   - runs the command in /perch/cmd (`perch run -- CMD ARGS`), tells the
+ *     Launcher its exit status with "\033]perch-exit;N\007" on the console,
+ *     and powers off; or
+ *   - runs an interactive /bin/sh (busybox) and powers off when it exits.
+ *
+ * PID 1 must never exit (the kernel panics), so every path ends in
+ * reboot(). Built static (`gcc -static`): the initramfs has no libc.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#define CMD_FILE "/perch/cmd"
+#define SHELL "/bin/sh"
+#define PATH_VALUE "/bin:/sbin:/usr/bin:/usr/sbin"
+#define CMD_FILE_MAX (1 << 20)
+/* The Launcher's console parses this and strips it from the output. */
+#define EXIT_REPORT "\033]perch-exit;%d\007"
+
+/* Set by busybox's poweroff/halt (SIGUSR2/SIGUSR1) and reboot (SIGTERM),
+ * which signal PID 1 rather than calling reboot() themselves. */
+static volatile sig_atomic_t shutdown_signal;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    fputs("perch init: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* With no console there is nowhere to print; the kernel log (which perch
+ * may still show through the early console) is the last resort. */
+static void say_to_kernel_log(const char *what)
+{
+    int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+
+    if (fd >= 0) {
+        dprintf(fd, "perch init: %s: %s\n", what, strerror(errno));
+        close(fd);
+    }
+}
+
+static void mount_one(const char *type, const char *target)
+{
+    if (mkdir(target, 0755) < 0 && errno != EEXIST)
+        say("cannot create %s: %s", target, strerror(errno));
+    if (mount(type, target, type, MS_NOSUID | MS_NOEXEC, NULL) < 0 &&
+        errno != EBUSY)
+        say("cannot mount %s on %s: %s", type, target, strerror(errno));
+}
+
+/* devtmpfs first: /dev/console comes from it if the cpio lacked one. */
+static void mount_dev(void)
+{
+    if (mkdir("/dev", 0755) < 0 && errno != EEXIST)
+        say("cannot create /dev: %s", strerror(errno));
+    if (mount("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, NULL) < 0 &&
+        errno != EBUSY)
+        say("cannot mount devtmpfs on /dev: %s", strerror(errno));
+}
+
+/* The kernel usually hands init the console already, but not when the
+ * initramfs had no /dev/console; open it again so 0, 1, 2 are certain. */
+static void attach_console(void)
+{
+    int fd = open("/dev/console", O_RDWR | O_NOCTTY);
+
+    if (fd < 0) {
+        say_to_kernel_log("cannot open /dev/console");
+        return;
+    }
+    for (int i = 0; i < 3; i++)
+        if (fd != i)
+            dup2(fd, i);
+    if (fd > 2)
+        close(fd);
+}
+
+static void on_shutdown_signal(int sig)
+{
+    shutdown_signal = sig;
+}
+
+/* No SA_RESTART: the signal must interrupt waitpid() in wait_for(). */
+static void catch_shutdown_signals(void)
+{
+    struct sigaction sa = { .sa_handler = on_shutdown_signal };
+
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGUSR2, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* The real terminal behind /dev/console (say hvc0): /dev/console itself
+ * cannot be a controlling terminal, and without one the shell has no job
+ * control and Ctrl-C reaches nobody. */
+static int open_console_tty(void)
+{
+    char active[128], path[160];
+    FILE *f = fopen("/sys/class/tty/console/active", "r");
+    char *name;
+
+    if (!f)
+        return -1;
+    if (!fgets(active, sizeof(active), f)) {
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    active[strcspn(active, "\n")] = 0;
+    /* The last one listed is the one /dev/console writes to. */
+    name = strrchr(active, ' ');
+    name = name ? name + 1 : active;
+    snprintf(path, sizeof(path), "/dev/%s", name);
+    return open(path, O_RDWR);
+}
+
+/* In the child: a new session whose controlling terminal is the console. */
+static void take_console(void)
+{
+    int fd;
+
+    if (setsid() < 0)
+        return;
+    fd = open_console_tty();
+    if (fd < 0 || ioctl(fd, TIOCSCTTY, 0) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return;   /* keep /dev/console: it works, without job control */
+    }
+    for (int i = 0; i < 3; i++)
+        dup2(fd, i);
+    if (fd > 2)
+        close(fd);
+}
+
+/* Like a shell: 127 when the command is not found, 126 when it cannot be
+ * run, so `perch run -- nosuch` exits with the status a shell would give. */
+static pid_t spawn(char *const argv[])
+{
+    pid_t pid = fork();
+    int err;
+
+    if (pid != 0) {
+        if (pid < 0)
+            say("cannot fork: %s", strerror(errno));
+        return pid;
+    }
+    take_console();
+    execvp(argv[0], argv);
+    err = errno;
+    say("cannot run '%s': %s", argv[0], strerror(err));
+    _exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
+}
+
+/* Wait for pid, reaping the orphans PID 1 inherits along the way. Returns
+ * its wait status, or -1 if a shutdown signal came first. */
+static int wait_for(pid_t pid)
+{
+    int status;
+
+    for (;;) {
+        pid_t got = waitpid(-1, &status, 0);
+
+        if (shutdown_signal)
+            return -1;
+        if (got == pid)
+            return status;
+        if (got < 0 && errno == ECHILD)
+            return -1;
+    }
+}
+
+static int exit_code(int status)
+{
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+/* Read /perch/cmd: the arguments, each ended by a NUL. Returns a NULL-ended
+ * argv (pointing into one buffer), or NULL with the reason said. */
+static char **read_cmd(void)
+{
+    static char buf[CMD_FILE_MAX + 1];
+    char **argv;
+    size_t len = 0, argc = 0;
+    ssize_t n;
+    int fd = open(CMD_FILE, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0) {
+        say("cannot open %s: %s", CMD_FILE, strerror(errno));
+        return NULL;
+    }
+    while (len < CMD_FILE_MAX && (n = read(fd, buf + len, CMD_FILE_MAX - len)) > 0)
+        len += n;
+    close(fd);
+    if (len == 0) {
+        say("%s holds no command", CMD_FILE);
+        return NULL;
+    }
+    buf[len] = 0;   /* a missing final NUL still ends the last argument */
+    if (buf[len - 1] != 0)
+        len++;
+    for (size_t i = 0; i < len; i++)
+        argc += buf[i] == 0;
+    argv = calloc(argc + 1, sizeof(*argv));
+    if (!argv) {
+        say("out of memory reading %s", CMD_FILE);
+        return NULL;
+    }
+    for (size_t i = 0, a = 0; a < argc; i += strlen(buf + i) + 1)
+        argv[a++] = buf + i;
+    return argv;
+}
+
+/* The one line the Launcher turns into perch's own exit status. */
+static void report_exit(int code)
+{
+    char msg[32];
+    int n = snprintf(msg, sizeof(msg), EXIT_REPORT, code);
+
+    if (write(STDOUT_FILENO, msg, n) != n)
+        say_to_kernel_log("cannot report the exit status");
+}
+
+static void run_command(void)
+{
+    char **argv = read_cmd();
+    pid_t pid;
+    int status;
+
+    if (!argv) {
+        report_exit(127);
+        return;
+    }
+    pid = spawn(argv);
+    if (pid < 0) {
+        report_exit(126);
+        return;
+    }
+    status = wait_for(pid);
+    if (status >= 0)
+        report_exit(exit_code(status));
+}
+
+static void print_banner(void)
+{
+    struct utsname u;
+
+    if (uname(&u) < 0)
+        return;
+    printf("perch: %s %s; exit or Ctrl-D powers off; Ctrl-A x quits perch\n",
+           strstr(u.version, "Debian") ? "Debian" : "Linux", u.release);
+    fflush(stdout);
+}
+
+static void run_shell(void)
+{
+    char *argv[] = { "sh", NULL };
+    pid_t pid;
+
+    if (access(SHELL, X_OK) < 0) {
+        say("no %s in the initramfs (perch had no busybox): nothing to "
+            "run; powering off", SHELL);
+        return;
+    }
+    print_banner();
+    argv[0] = SHELL;
+    pid = spawn(argv);
+    if (pid > 0)
+        wait_for(pid);
+}
+
+/* Flush what is still on its way to the console and to disk, then end the
+ * machine the way busybox asked (reboot), or power it off. */
+static void shut_down(void)
+{
+    tcdrain(STDOUT_FILENO);
+    sync();
+    reboot(shutdown_signal == SIGTERM ? RB_AUTOBOOT : RB_POWER_OFF);
+    say("reboot() failed: %s", strerror(errno));
+    for (;;)
+        pause();
+}
+
+int main(void)
+{
+    /* Powering off is only right for the machine's own init. */
+    if (getpid() != 1) {
+        say("must run as PID 1 (it powers the machine off when done)");
+        return 1;
+    }
+    mount_dev();
+    attach_console();
+    mount_one("proc", "/proc");
+    mount_one("sysfs", "/sys");
+    setenv("PATH", PATH_VALUE, 1);
+    setenv("HOME", "/", 0);
+    catch_shutdown_signals();
+    if (access(CMD_FILE, F_OK) == 0)
+        run_command();
+    else
+        run_shell();
+    shut_down();
+}

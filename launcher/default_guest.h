@@ -1,0 +1,65 @@
+/*
+ * The guest perch boots when given no KERNEL: Debian's cloud kernel, with
+ * busybox-static for a shell, both fetched once with apt into perch's cache
+ * folder ($XDG_CACHE_HOME/perch, else ~/.cache/perch) and reused after:
+ *
+ *     <cache>/vmlinuz -> vmlinuz-6.1.0-NN-cloud-amd64   (from the .deb)
+ *     <cache>/busybox                                   (bin/busybox)
+ *
+ * A fetch works in <cache>/.fetch-<pid> and moves the file into place last,
+ * so an interrupted fetch leaves no half file behind (and the next fetch
+ * removes its folder). Delete the cache folder to fetch anew.
+ */
+#ifndef PERCH_DEFAULT_GUEST_H
+#define PERCH_DEFAULT_GUEST_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+
+#define DEFAULT_GUEST_META_PACKAGE "linux-image-cloud-amd64"
+#define DEFAULT_GUEST_BUSYBOX_PACKAGE "busybox-static"
+
+struct default_guest {
+    char dir[PATH_MAX];           /* the cache folder, created */
+    char shown_dir[PATH_MAX];     /* the same for messages: ~/.cache/perch */
+    char kernel[PATH_MAX];        /* <dir>/vmlinuz */
+    char busybox[PATH_MAX];       /* <dir>/busybox */
+    bool apt_updated;             /* apt-get update runs at most once */
+};
+
+/* Find (and create) the cache folder and name the files in it. */
+int default_guest_open(struct default_guest *g, struct error *e);
+
+/* Make sure g->kernel exists, fetching Debian's cloud kernel if the cache
+ * lacks it (one line on stderr says so). Returns 0, or -1 with e saying
+ * why not (apt-get missing, no network, package not found, ...). */
+int default_guest_kernel(struct default_guest *g, struct error *e);
+
+/* Likewise for g->busybox; a failure is for the caller to report as a
+ * note, since a guest runs without busybox (with /init only). */
+int default_guest_busybox(struct default_guest *g, struct error *e);
+
+/* The pieces above, exposed for the unit tests. */
+
+/* $XDG_CACHE_HOME/perch when that is an absolute path (the XDG spec says to
+ * ignore a relative one), else $HOME/.cache/perch. Either may be NULL. */
+int default_guest_cache_dir(const char *xdg_cache_home, const char *home,
+                            char *out, size_t size, struct error *e);
+
+/* path with a leading $HOME/ shown as ~/, for messages. */
+void default_guest_shown_path(const char *path, const char *home, char *out,
+                              size_t size);
+
+/* The package named on the Depends line of `apt-cache depends PKG` output
+ * (the first plain "Depends:", not an alternative "|Depends:" nor a virtual
+ * "<package>"). Returns 0, or -1 if there is none. */
+int default_guest_parse_depends(const char *text, char *pkg, size_t size);
+
+/* The last "E: " line of apt's output, without the "E: " (or the last
+ * non-empty line, or ""). */
+void default_guest_apt_error(const char *text, char *out, size_t size);
+
+#endif

@@ -1,0 +1,110 @@
+#include "initramfs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpio.h"
+
+/* Symlinks make these work as commands (`perch run -- ls /`); the shell
+ * itself finds every applet without them (busybox's standalone shell). */
+const char *const initramfs_applets[] = {
+    "sh", "ash", "[", "[[", "awk", "basename", "cat", "chmod", "chown",
+    "chroot", "clear", "cmp", "cp", "cut", "date", "dd", "df", "diff",
+    "dirname", "dmesg", "du", "echo", "egrep", "env", "expr", "false",
+    "fgrep", "find", "free", "grep", "gunzip", "gzip", "halt", "head",
+    "hexdump", "hostname", "id", "ip", "kill", "killall", "less", "ln",
+    "ls", "lsmod", "md5sum", "mkdir", "mknod", "mktemp", "more", "mount",
+    "mv", "nc", "nproc", "od", "pidof", "ping", "poweroff", "printf", "ps",
+    "pwd", "readlink", "realpath", "reboot", "rm", "rmdir", "sed", "seq",
+    "setsid", "sha256sum", "sleep", "sort", "stat", "stty", "sync",
+    "sysctl", "tail", "tar", "tee", "test", "time", "timeout", "top",
+    "touch", "tr", "true", "tty", "umount", "uname", "uniq", "uptime",
+    "vi", "watch", "wc", "wget", "which", "whoami", "xargs", "xxd", "yes",
+    "zcat", NULL,
+};
+
+static const char *const dirs[] = {
+    "dev", "proc", "sys", "bin", "sbin", "tmp", "perch", NULL,
+};
+
+char *initramfs_encode_cmd(char *const *argv, int argc, size_t *bytes)
+{
+    size_t n = 0;
+    char *buf, *p;
+
+    for (int i = 0; i < argc; i++)
+        n += strlen(argv[i]) + 1;
+    buf = malloc(n ? n : 1);
+    if (!buf)
+        return NULL;
+    p = buf;
+    for (int i = 0; i < argc; i++) {
+        size_t len = strlen(argv[i]) + 1;
+
+        memcpy(p, argv[i], len);
+        p += len;
+    }
+    *bytes = n;
+    return buf;
+}
+
+/* /tmp is world-writable and sticky, as on any Linux system. */
+static int add_dirs(struct cpio *c, struct error *e)
+{
+    for (int i = 0; dirs[i]; i++)
+        if (cpio_add_dir(c, dirs[i], strcmp(dirs[i], "tmp") ? 0755 : 01777, e))
+            return -1;
+    /* For a kernel without the built-in dev/console, so init has a console. */
+    return cpio_add_char_device(c, "dev/console", 0600, 5, 1, e);
+}
+
+static int add_busybox(struct cpio *c, const struct initramfs_config *cfg,
+                       struct error *e)
+{
+    char name[64];
+
+    if (!cfg->busybox)
+        return 0;
+    if (cpio_add_file(c, "bin/busybox", 0755, cfg->busybox, cfg->busybox_bytes, e))
+        return -1;
+    for (int i = 0; initramfs_applets[i]; i++) {
+        strcpy(name, "bin/");
+        strcat(name, initramfs_applets[i]);
+        if (cpio_add_symlink(c, name, "busybox", e))
+            return -1;
+    }
+    return 0;
+}
+
+static int add_cmd(struct cpio *c, const struct initramfs_config *cfg,
+                   struct error *e)
+{
+    size_t bytes;
+    char *buf;
+    int rc;
+
+    if (!cfg->cmd)
+        return 0;
+    buf = initramfs_encode_cmd(cfg->cmd, cfg->cmd_argc, &bytes);
+    if (!buf)
+        return fail(e, "out of memory encoding the command");
+    rc = cpio_add_file(c, "perch/cmd", 0644, buf, bytes, e);
+    free(buf);
+    return rc;
+}
+
+int initramfs_build(const struct initramfs_config *cfg, struct file_data *out,
+                    struct error *e)
+{
+    struct cpio c;
+
+    cpio_init(&c);
+    if (add_dirs(&c, e) ||
+        cpio_add_file(&c, "init", 0755, cfg->init, cfg->init_bytes, e) ||
+        add_busybox(&c, cfg, e) || add_cmd(&c, cfg, e) || cpio_finish(&c, e)) {
+        cpio_release(&c);
+        return -1;
+    }
+    out->bytes = cpio_take(&c, &out->size);
+    return 0;
+}

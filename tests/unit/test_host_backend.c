@@ -1,0 +1,218 @@
+/*
+ * Unit tests of the Host's part of the Launcher's back ends
+ * (host/backend.c and the interrupt path of host/trap.c): the console's
+ * port is bound at start as a back end's, the guest's EVTCHNOP_send on it
+ * rings the Launcher's doorbell, and the Launcher's interrupt
+ * (PERCH_BACKEND_VECTOR) is acknowledged and raises the port, and only
+ * while the guest still has it as the console's.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "host_env.h"
+
+#include "../../host/backend.h"
+#include "../../host/evtchn.h"
+#include "../../host/time.h"
+
+#define FRAMES     64
+#define SHINFO_MFN 3
+#define ARG_MFN    4
+#define ARG_VA     0xffffffff80400000ull
+#define PORT       PERCH_CONSOLE_PORT
+#define GUEST_RIP  0xffffffff81000000ull
+
+/* Counted by host_env.c's env_notify_backend(). */
+extern unsigned host_env_backend_notifications;
+
+static volatile struct shared_info *si;
+static volatile struct vcpu_info *vi;
+
+static void setup(void)
+{
+    host_env_reset(FRAMES);
+    host_env_map(ARG_VA, ARG_MFN, HOST_ENV_RW);
+    evtchn_shared_info_mfn = SHINFO_MFN;
+    evtchn_init();
+    time_tsc_khz = 1000000;
+    time_init();
+    si = host_env_frame(SHINFO_MFN);
+    vi = &si->vcpu_info[0];
+    backend_init(PORT);
+}
+
+static bool pending(unsigned port)
+{
+    return (si->evtchn_pending[port / 64] >> (port % 64)) & 1;
+}
+
+/* event_channel_op(cmd) with a uint32_t-sized argument at ARG_VA. */
+static long op(unsigned cmd, const void *arg, size_t len)
+{
+    memcpy(host_env_frame(ARG_MFN), arg, len);
+    return do_event_channel_op(cmd, ARG_VA, 0, 0, 0);
+}
+
+static long send(uint32_t port)
+{
+    return op(EVTCHNOP_send, &port, sizeof(port));
+}
+
+/* The Launcher's interrupt arriving while the guest kernel runs. */
+static void launcher_interrupt(void)
+{
+    struct cpu_regs r = {
+        .rip = GUEST_RIP, .cs = FLAT_KERNEL_CS64, .rflags = 0x202,
+        .rsp = GUEST_RIP, .ss = FLAT_KERNEL_SS64,
+        .vector = PERCH_BACKEND_VECTOR,
+    };
+
+    HOST_ENV_EXPECT_STOP(host_trap(&r));
+}
+
+static void console_port_bound_at_start(void)
+{
+    setup();
+    CHECK(PORT != 0);
+    CHECK(evtchn_state.port[PORT].state == EVTCHN_BACKEND);
+    CHECK(evtchn_backends_bound());
+    CHECK(evtchn_state.nr_backends == 1);
+}
+
+static void no_console_binds_nothing(void)
+{
+    setup();
+    evtchn_init();
+    backend_init(0);
+    CHECK(!evtchn_backends_bound());
+    backend_interrupt();
+    CHECK(!pending(PORT));
+}
+
+static void bad_port_is_fatal(void)
+{
+    host_env_reset(FRAMES);
+    evtchn_shared_info_mfn = SHINFO_MFN;
+    evtchn_init();
+    CHECK(HOST_ENV_EXPECT_STOP(backend_init(EVTCHN_2L_NR_CHANNELS)));
+    CHECK(host_env_last_request()->reason == PERCH_REQ_FATAL);
+    CHECK_CONTAINS(host_env_last_request()->message, "console");
+}
+
+/* Output: a send on the console port reaches the Launcher (doorbell),
+ * with no exit and nothing raised to the guest. */
+static void send_rings_the_doorbell(void)
+{
+    unsigned before;
+
+    setup();
+    before = host_env_backend_notifications;
+    CHECK(send(PORT) == 0);
+    CHECK(host_env_backend_notifications == before + 1);
+    CHECK(host_env_nr_requests == 0);
+    CHECK(!pending(PORT));
+}
+
+static void interrupt_raises_the_port(void)
+{
+    unsigned acks;
+
+    setup();
+    acks = host_env_interrupt_acks;
+    vi->evtchn_upcall_mask = 0;
+    launcher_interrupt();
+    CHECK(host_env_interrupt_acks == acks + 1);
+    CHECK(pending(PORT));
+    CHECK(vi->evtchn_upcall_pending == 1);
+    CHECK((vi->evtchn_pending_sel >> (PORT / 64)) & 1);
+}
+
+/* A port the guest masked only gets its pending bit; EVTCHNOP_unmask
+ * then makes the upcall due (input typed early is not lost). */
+static void masked_port_pends_until_unmasked(void)
+{
+    uint32_t port = PORT;
+
+    setup();
+    si->evtchn_mask[PORT / 64] |= 1ull << (PORT % 64);
+    vi->evtchn_upcall_mask = 0;
+    backend_interrupt();
+    CHECK(pending(PORT));
+    CHECK(vi->evtchn_upcall_pending == 0);
+    CHECK(!evtchn_upcall_due());
+    CHECK(op(EVTCHNOP_unmask, &port, sizeof(port)) == 0);
+    CHECK(vi->evtchn_upcall_pending == 1);
+    CHECK(evtchn_upcall_due());
+}
+
+/* The guest closed the console's port and got the number again for a
+ * VIRQ: the Launcher's interrupt must not raise that. */
+static void closed_port_not_raised(void)
+{
+    uint32_t port = PORT;
+    struct evtchn_bind_virq bv = { .virq = VIRQ_DEBUG, .vcpu = 0 };
+
+    setup();
+    CHECK(op(EVTCHNOP_close, &port, sizeof(port)) == 0);
+    CHECK(op(EVTCHNOP_bind_virq, &bv, sizeof(bv)) == 0);
+    memcpy(&bv, host_env_frame(ARG_MFN), sizeof(bv));
+    CHECK(bv.port == PORT);
+    backend_interrupt();
+    CHECK(!pending(PORT));
+}
+
+/* EVTCHNOP_reset keeps back-end ports: the console outlives it. */
+static void reset_keeps_the_console(void)
+{
+    struct evtchn_reset r = { .dom = DOMID_SELF };
+
+    setup();
+    CHECK(op(EVTCHNOP_reset, &r, sizeof(r)) == 0);
+    CHECK(evtchn_state.port[PORT].state == EVTCHN_BACKEND);
+    backend_interrupt();
+    CHECK(pending(PORT));
+}
+
+/* The guest's own ports start above the console's. */
+static void guest_ports_start_after_console(void)
+{
+    struct evtchn_bind_ipi bi = { .vcpu = 0 };
+
+    setup();
+    CHECK(op(EVTCHNOP_bind_ipi, &bi, sizeof(bi)) == 0);
+    memcpy(&bi, host_env_frame(ARG_MFN), sizeof(bi));
+    CHECK(bi.port != PORT && bi.port != 0);
+}
+
+/* Another vector (the timer's) raises nothing on the console port. */
+static void other_vectors_do_not_raise(void)
+{
+    struct cpu_regs r = {
+        .rip = GUEST_RIP, .cs = FLAT_KERNEL_CS64, .rflags = 0x202,
+        .rsp = GUEST_RIP, .ss = FLAT_KERNEL_SS64, .vector = PERCH_TIMER_VECTOR,
+    };
+
+    unsigned acks;
+
+    setup();
+    acks = host_env_interrupt_acks;
+    HOST_ENV_EXPECT_STOP(host_trap(&r));
+    CHECK(host_env_interrupt_acks == acks + 1);
+    CHECK(!pending(PORT));
+}
+
+int main(void)
+{
+    RUN(console_port_bound_at_start);
+    RUN(no_console_binds_nothing);
+    RUN(bad_port_is_fatal);
+    RUN(send_rings_the_doorbell);
+    RUN(interrupt_raises_the_port);
+    RUN(masked_port_pends_until_unmasked);
+    RUN(closed_port_not_raised);
+    RUN(reset_keeps_the_console);
+    RUN(guest_ports_start_after_console);
+    RUN(other_vectors_do_not_raise);
+    return check_exit_status();
+}
