@@ -168,6 +168,13 @@
 #define PERCH_OP_switcher_roundtrip  0   /* one ring-0 visit (RESUME gate) */
 #define PERCH_OP_launcher_roundtrip  1   /* one exit to the Launcher */
 
+/*
+ * Optimizations that can be switched off (perch run --no-native-return,
+ * --eager-flush) so that their effect is measured side by side.
+ */
+#define PERCH_OPT_NATIVE_RETURN (1u << 0)   /* guest-kernel returns by jmp */
+#define PERCH_OPT_LAZY_FLUSH    (1u << 1)   /* one flush per batch (seed 002) */
+
 /* Pseudo-vector with which the Host marks a hypercall entry (`syscall`). */
 #define PERCH_VECTOR_SYSCALL 256
 
@@ -249,6 +256,7 @@ struct perch_shared {
         uint64_t m2p_maddr;          /* machine address of M2P entry 0 */
         uint64_t frame_table_va;     /* the Host's per-frame table (mm) */
         uint64_t strict;             /* --strict: Xen's page-type rules */
+        uint64_t optimizations_off;  /* PERCH_OPT_* switched off, for --vs */
         uint64_t gdt_l1_maddr;       /* the L1 mapping the GDT's 16 pages */
         uint64_t gdt_zero_maddr;     /* the frame behind unused GDT pages */
         uint64_t tsc_khz;

@@ -28,6 +28,7 @@ _Noreturn void host_boot(struct cpu_regs *regs)
     mm_m2p_maddr = b->m2p_maddr;
     mm_frames = (struct mm_frame_info *)b->frame_table_va;
     mm_strict = b->strict;
+    optimizations_off = (uint32_t)b->optimizations_off;
     if (mm_boot())
         host_fatal("the builder's page tables break the PV rules");
     env_interrupts_init();

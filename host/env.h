@@ -35,6 +35,9 @@ _Noreturn void env_resume(struct cpu_regs *regs);
 _Noreturn void env_resume_cr3(struct cpu_regs *regs, uint64_t cr3);
 _Noreturn void env_return_native(struct cpu_regs *regs);
 
+/* Reload cr3 (a TLB flush) through the CR3_RESUME gate and come back. */
+void env_flush_tlb(uint64_t cr3);
+
 /* The Host's syscall entry (MSR_LSTAR): in a user view the same address
  * holds an int3, which is how a guest-user `syscall` reaches the Host. */
 uint64_t env_syscall_entry(void);

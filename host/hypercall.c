@@ -4,6 +4,7 @@
  * the whole call runs at native speed.
  */
 #include "emulate.h"
+#include "env.h"
 #include "evtchn.h"
 #include "host.h"
 #include "mm.h"
@@ -38,9 +39,19 @@ static const hypercall_fn hypercall_table[XEN_NR_HYPERCALLS] = {
     [HYPERVISOR_perch_op] = do_perch_op,
 };
 
+/* Without the lazy flush, every hypercall (every multicall entry) that
+ * asks for a flush gets its own ring-0 visit for it, there and then. */
+static void flush_now(void)
+{
+    vcpu0.pending &= ~PENDING_TLB_FLUSH;
+    perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3]++;
+    env_flush_tlb(vcpu0.kernel_cr3);
+}
+
 long hypercall_dispatch(uint64_t nr, const uint64_t args[5])
 {
     hypercall_fn fn;
+    long rc;
 
     if (nr >= XEN_NR_HYPERCALLS) {
         perch_shared.stats.hypercalls_unknown++;
@@ -48,7 +59,10 @@ long hypercall_dispatch(uint64_t nr, const uint64_t args[5])
     }
     perch_shared.stats.hypercalls[nr]++;
     fn = hypercall_table[nr];
-    return fn ? fn(args[0], args[1], args[2], args[3], args[4]) : -XEN_ENOSYS;
+    rc = fn ? fn(args[0], args[1], args[2], args[3], args[4]) : -XEN_ENOSYS;
+    if ((optimizations_off & PERCH_OPT_LAZY_FLUSH) && (vcpu0.pending & PENDING_TLB_FLUSH))
+        flush_now();
+    return rc;
 }
 
 /*
@@ -65,6 +79,7 @@ void host_hypercall(struct cpu_regs *regs)
         do_iret(regs);
     }
     regs->rax = hypercall_dispatch(regs->rax, args);
-    if (vcpu0.pending || evtchn_upcall_due())
+    if (vcpu0.pending || evtchn_upcall_due() ||
+        (optimizations_off & PERCH_OPT_NATIVE_RETURN))
         host_return(regs);
 }

@@ -49,4 +49,7 @@ struct vcpu {
 
 extern struct vcpu vcpu0;
 
+/* PERCH_OPT_* switched off for this run (perch_shared.boot, at start). */
+extern uint32_t optimizations_off;
+
 #endif

@@ -5,6 +5,7 @@
 #include "evtchn.h"
 
 struct vcpu vcpu0 = { .in_kernel = true };
+uint32_t optimizations_off;
 
 /* The kernel CR3 loaded now: the Host loads one only when it must change. */
 static uint64_t loaded_cr3;
@@ -92,7 +93,7 @@ _Noreturn void host_return(struct cpu_regs *regs)
         perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3]++;
         env_resume_cr3(regs, loaded_cr3);
     }
-    if (restore_if) {
+    if (restore_if || (optimizations_off & PERCH_OPT_NATIVE_RETURN)) {
         perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
         env_resume(regs);
     }

@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include "../abi/layout.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +34,12 @@ void cli_print_help(void)
 "  --strict               apply Xen's page-type and reference-count rules to\n"
 "                         the guest's page tables and return Xen's errors\n"
 "                         (slower; for catching guest bugs)\n"
+"  --no-native-return     switch an optimization off, to measure it: every\n"
+"                         return to the guest kernel, hypercalls included,\n"
+"                         goes through ring 0 instead of a jmp at CPL3\n"
+"  --eager-flush          switch the lazy flush off: each TLB flush the guest\n"
+"                         asks for costs its own ring-0 visit, instead of one\n"
+"                         per batch at the next return (seed 002)\n"
 "  --stats                when the guest ends, print to stderr hypercalls by\n"
 "                         kind, Switcher (ring-0) visits by reason and exits\n"
 "                         to the Launcher by reason\n"
@@ -109,6 +117,8 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "cmdline", required_argument, NULL, 'c' },
         { "stats", no_argument, NULL, 's' },
         { "strict", no_argument, NULL, 'S' },
+        { "no-native-return", no_argument, NULL, 'N' },
+        { "eager-flush", no_argument, NULL, 'F' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -126,6 +136,8 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'c': o->cmdline = optarg; break;
         case 's': o->stats = true; break;
         case 'S': o->strict = true; break;
+        case 'N': o->optimizations_off |= PERCH_OPT_NATIVE_RETURN; break;
+        case 'F': o->optimizations_off |= PERCH_OPT_LAZY_FLUSH; break;
         case 'h': o->command = CMD_HELP; return 0;
         case ':':
             if (is_long_option(argv[optind - 1]))

@@ -173,6 +173,7 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     l->hole.shared->boot.guest_rsp = l->layout.stack_top;
     l->hole.shared->boot.guest_rsi = l->layout.start_info_va;
     l->hole.shared->boot.strict = o->strict;
+    l->hole.shared->boot.optimizations_off = o->optimizations_off;
     l->hole.shared->boot.console_port = PERCH_CONSOLE_PORT;
     if (kvm_vm_create(&l->vm, &l->gm, e) ||
         kvm_doorbell(&l->vm, l->hole.doorbell_gpa, &l->doorbell_fd, e))

@@ -403,3 +403,11 @@ __attribute__((weak)) void env_timer_nudge(uint64_t delay_ns)
 {
     (void)delay_ns;
 }
+
+unsigned host_env_tlb_flushes;
+
+__attribute__((weak)) void env_flush_tlb(uint64_t cr3)
+{
+    (void)cr3;
+    host_env_tlb_flushes++;
+}
