@@ -123,15 +123,29 @@ $(BUILD)/guests/$(1).elf: $(GUEST_RT_OBJ) $(patsubst %,$(BUILD)/vm/%.o,$(basenam
 endef
 $(foreach g,$(GUEST_NAMES),$(eval $(call GUEST_RULE,$(g))))
 
-# Unit tests: one binary per tests/unit/test_*.c, plain and sanitized.
-$(BUILD)/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(LAUNCHER_SRC) $(HOST_C)
+# Unit tests: one binary per tests/unit/test_*.c, plain and sanitized. The
+# code under test is compiled once per variant into an archive; each test
+# links its own file, the helpers (stand-ins, some weak) and the archive.
+UNIT_LIB_SRC := $(UNIT_LAUNCHER_SRC) $(HOST_C) lib/fmt.c
+UNIT_CFLAGS := $(LAUNCHER_CFLAGS) -O1 -Itests/unit
+
+$(BUILD)/unit/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(LAUNCHER_CFLAGS) -MF $@.d -O1 -Itests/unit -o $@ $< $(UNIT_HELPERS) \
-	    $(UNIT_LAUNCHER_SRC) $(HOST_C) lib/fmt.c $(LAUNCHER_LIBS)
-$(BUILD)/unit-asan/%: tests/unit/%.c $(UNIT_HELPERS) $(LAUNCHER_SRC) $(HOST_C)
+	$(CC) $(UNIT_CFLAGS) -c $< -o $@
+$(BUILD)/unit-asan/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(LAUNCHER_CFLAGS) -MF $@.d -O1 $(SAN_FLAGS) -Itests/unit -o $@ $< $(UNIT_HELPERS) \
-	    $(UNIT_LAUNCHER_SRC) $(HOST_C) lib/fmt.c $(LAUNCHER_LIBS)
+	$(CC) $(UNIT_CFLAGS) $(SAN_FLAGS) -c $< -o $@
+$(BUILD)/unit/libperch.a: $(UNIT_LIB_SRC:%.c=$(BUILD)/unit/obj/%.o)
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/unit-asan/libperch.a: $(UNIT_LIB_SRC:%.c=$(BUILD)/unit-asan/obj/%.o)
+	rm -f $@ && ar rcs $@ $^
+
+$(UNIT_BINS): $(BUILD)/unit/%: $(BUILD)/unit/obj/tests/unit/%.o \
+		$(UNIT_HELPERS:%.c=$(BUILD)/unit/obj/%.o) $(BUILD)/unit/libperch.a
+	$(CC) -o $@ $^ $(LAUNCHER_LIBS)
+$(ASAN_BINS): $(BUILD)/unit-asan/%: $(BUILD)/unit-asan/obj/tests/unit/%.o \
+		$(UNIT_HELPERS:%.c=$(BUILD)/unit-asan/obj/%.o) $(BUILD)/unit-asan/libperch.a
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(LAUNCHER_LIBS)
 
 unit: $(UNIT_BINS) $(ASAN_BINS)
 
