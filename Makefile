@@ -72,7 +72,14 @@ $(BUILD)/launcher/embedded_init.o: launcher/embedded_init.S $(BUILD)/initramfs/i
 	@mkdir -p $(dir $@)
 	$(CC) -c -DINIT_BIN='"$(BUILD)/initramfs/init"' $< -o $@
 
-$(BUILD)/perch: $(LAUNCHER_OBJ) $(BUILD)/launcher/embedded_images.o $(BUILD)/launcher/embedded_init.o
+# perchbench rides along too (the guest's /bin/perchbench, and what
+# `perch bench` runs natively), so `all` builds it through this rule.
+$(BUILD)/launcher/embedded_bench.o: launcher/embedded_bench.S $(BUILD)/bench/perchbench
+	@mkdir -p $(dir $@)
+	$(CC) -c -DBENCH_BIN='"$(BUILD)/bench/perchbench"' $< -o $@
+
+$(BUILD)/perch: $(LAUNCHER_OBJ) $(BUILD)/launcher/embedded_images.o $(BUILD)/launcher/embedded_init.o \
+                $(BUILD)/launcher/embedded_bench.o
 	$(CC) -o $@ $^ $(LAUNCHER_LIBS)
 
 # perch's /init: a static user program for the guest (initramfs/init.c),

@@ -22,14 +22,18 @@
  * and pre-faulting memory, starting partner processes) is never timed.
  *
  * Output: a few '#' lines for people, then one line per benchmark,
- *   perchbench NAME MEDIAN MIN MAX samples S batch B
- * (ns per operation, rounded; B operations per sample), then the results
+ *   perchbench NAME MEDIAN MIN MAX samples S batch B ops N
+ * (ns per operation, rounded; B operations per sample; N operations run
+ * between the begin and end marks in all, batch sizing included, so that
+ * perch can divide its counters exactly), then the results
  * again in virtbench's words ("Time for ...: MEDIAN (MIN - MAX)").
  * With --marks, each benchmark is bracketed on stdout by
  * "\033]perch-mark;NAME;begin\007" and "\033]perch-mark;NAME;end\007", which
  * perch's Launcher takes off the console to bracket its own counters.
  *
- * --quick is a smoke run: batches of >= 1 ms, 3 samples.
+ * --quick is a smoke run: batches of >= 1 ms (and 100 times the clock's
+ * cost, so that a guest whose clock costs tens of us still finishes the
+ * suite in seconds), 3 samples.
  *
  * Exit status: 0; 1 when a benchmark failed (fork, memory, a helper process
  * that died: one line on stderr says which); 2 for a bad command line.
@@ -577,6 +581,7 @@ struct result {
     double median, min, max;
     int samples;
     long batch;
+    long ops;               /* operations run inside the marks, in all */
 };
 
 /* ---- the driver: batch sizing, samples, statistics, output ------------- */
@@ -594,27 +599,48 @@ static void mark(const char *name, const char *what)
     mark_open = strcmp(what, "begin") == 0;
 }
 
+/* A batch lasts at least this many times the cost of reading the clock. */
+static uint64_t overhead_factor(void)
+{
+    return opt.quick ? 100 : 1000;
+}
+
+/* One batch, its n operations added to *ops when it ran (a batch that
+ * lacked memory ran nothing): the count perch divides its counters by. */
+static int run_counted(const struct bench *b, long n, uint64_t *ns, long *ops)
+{
+    int rc = b->run(n, ns);
+
+    if (rc == 0)
+        *ops += n;
+    return rc;
+}
+
 static void run_bench(const struct bench *b, uint64_t overhead, struct result *res)
 {
     uint64_t target = (uint64_t)opt.min_ms * 1000000u, t;
     long cap = b->max_batch ? b->max_batch : LONG_MAX / 32;
     long n = 2, fitted = 0;     /* fitted: the last size that had memory */
+    long ops = 0;
     double per_op[MAX_SAMPLES];
 
-    if (target < overhead * 1000)
-        target = overhead * 1000;
+    if (target < overhead * overhead_factor())
+        target = overhead * overhead_factor();
     current = b->name;
     mark(b->name, "begin");
 
     /* Grow the batch until one takes long against the clock's overhead:
      * toward the target by estimate, at least doubling, at most x16, even.
      * Each size is run twice and the faster counts, so that one run slowed
-     * by something else on the machine does not stop the growth early. */
+     * by something else on the machine does not stop the growth early
+     * (once with --quick: in a guest, a run's set-up costs more than its
+     * batch, and a smoke run need not size batches well). */
     for (;;) {
-        uint64_t t2;
+        uint64_t t2 = UINT64_MAX;
         long next;
 
-        if (b->run(n, &t) < 0 || b->run(n, &t2) < 0) {
+        if (run_counted(b, n, &t, &ops) < 0 ||
+            (!opt.quick && run_counted(b, n, &t2, &ops) < 0)) {
             if (!fitted)
                 die("out of memory, even for a batch of %ld", n);
             n = fitted;
@@ -631,7 +657,7 @@ static void run_bench(const struct bench *b, uint64_t overhead, struct result *r
     }
 
     for (int s = 0; s < opt.samples; s++) {
-        if (b->run(n, &t) < 0)
+        if (run_counted(b, n, &t, &ops) < 0)
             die("out of memory for a batch of %ld", n);
         per_op[s] = (double)(t > overhead ? t - overhead : 0) / n;
     }
@@ -641,12 +667,14 @@ static void run_bench(const struct bench *b, uint64_t overhead, struct result *r
     qsort(per_op, opt.samples, sizeof(per_op[0]), cmp_double);
     res->samples = opt.samples;
     res->batch = n;
+    res->ops = ops;
     res->min = per_op[0];
     res->max = per_op[opt.samples - 1];
     res->median = opt.samples % 2 ? per_op[opt.samples / 2]
         : (per_op[opt.samples / 2 - 1] + per_op[opt.samples / 2]) / 2;
-    printf("perchbench %s %.0f %.0f %.0f samples %d batch %ld\n", b->name,
-           res->median, res->min, res->max, res->samples, res->batch);
+    printf("perchbench %s %.0f %.0f %.0f samples %d batch %ld ops %ld\n",
+           b->name, res->median, res->min, res->max, res->samples, res->batch,
+           res->ops);
     fflush(stdout);
 }
 
@@ -665,7 +693,7 @@ static void print_header(uint64_t overhead)
            opt.cpu >= 0 ? "pinned to one CPU"
            : cpus > 1 ? "not pinned (pipe depends on placement; --cpu N)" : "one CPU",
            (unsigned long long)overhead);
-    printf("# perchbench NAME MEDIAN MIN MAX samples S batch B\n");
+    printf("# perchbench NAME MEDIAN MIN MAX samples S batch B ops N\n");
     fflush(stdout);
 }
 
@@ -692,7 +720,8 @@ static void usage(FILE *f)
         "  --min-ms MS     least time of one batch (default 10)\n"
         "  --cpu N         pin every process to CPU N\n"
         "  --marks         bracket each benchmark with perch-mark escapes\n"
-        "Prints ns per operation: perchbench NAME MEDIAN MIN MAX samples S batch B\n",
+        "Prints ns per operation: perchbench NAME MEDIAN MIN MAX samples S batch B ops N\n"
+        "(N: operations run between the marks, batch sizing included)\n",
         MAX_SAMPLES);
 }
 

@@ -10,6 +10,7 @@ void cli_print_help(void)
 {
     printf(
 "usage: perch run [OPTIONS] [KERNEL] [-- CMD [ARGS...]]\n"
+"       perch bench [--quick] [--vs \"OPTIONS\"] [--out DIR] [BENCH...]\n"
 "       perch -h | --help | --version\n"
 "\n"
 "perch boots a Xen-PV-capable kernel as a paravirtual guest on /dev/kvm,\n"
@@ -51,6 +52,13 @@ void cli_print_help(void)
 "  Ctrl-A x        quit perch (the guest is stopped; status 0)\n"
 "  Ctrl-A Ctrl-A   send Ctrl-A to the guest\n"
 "  Ctrl-A h        list these keys\n"
+"\n"
+"perch bench runs perchbench's benchmarks (carried in perch) natively on\n"
+"one CPU and in the default guest, and prints ns per operation, the\n"
+"guest/native ratio and, per operation in the guest, Switcher visits, exits\n"
+"to the Launcher and Host hypercalls; --vs \"OPTIONS\" adds a guest column\n"
+"run with those run options; writes DIR/bench.csv and bench.json (default\n"
+"DIR build/bench-results). See README.md, \"Benchmarks\".\n"
 "\n"
 "exit status:\n"
 "  0    the guest powered off        4    the guest reported a crash\n"
@@ -173,6 +181,12 @@ int cli_parse(int argc, char **argv, struct options *o, struct error *e)
     }
     if (!strcmp(argv[1], "--version")) {
         o->command = CMD_VERSION;
+        return 0;
+    }
+    if (!strcmp(argv[1], "bench")) {
+        o->command = CMD_BENCH;   /* bench.c parses the rest */
+        o->bench_args = argv + 2;
+        o->bench_argc = argc - 2;
         return 0;
     }
     if (strcmp(argv[1], "run"))

@@ -1,5 +1,5 @@
 /* perch's command line: `perch run [OPTIONS] [KERNEL] [-- CMD ARGS...]`,
- * --help, --version. */
+ * `perch bench [...]` (bench.h), --help, --version. */
 #ifndef PERCH_CLI_H
 #define PERCH_CLI_H
 
@@ -12,7 +12,7 @@
 /* Machine memory ends below the local APIC at 0xfee00000 (abi/layout.h). */
 #define MAX_MEM_MIB 3584
 
-enum command { CMD_RUN, CMD_HELP, CMD_VERSION };
+enum command { CMD_RUN, CMD_HELP, CMD_VERSION, CMD_BENCH };
 
 struct options {
     enum command command;
@@ -25,6 +25,8 @@ struct options {
     uint32_t optimizations_off;   /* PERCH_OPT_* (abi/layout.h) */
     char **cmd;                /* after `--`: run in the guest; NULL: a shell */
     int cmd_argc;
+    char **bench_args;         /* `perch bench`'s words, parsed in bench.c */
+    int bench_argc;
 };
 
 /* Returns 0, or -1 with e saying what is wrong with the command line. */

@@ -31,16 +31,34 @@ static void write_all(int fd, const uint8_t *p, size_t n)
     }
 }
 
-/* Through one stream's exit-status filter to stdout. */
-static void emit(struct console *c, struct exit_seq *seq, const uint8_t *bytes,
-                 size_t n)
+/* Where the guest's output goes: stdout, or the configured sink. */
+static void put(struct console *c, const uint8_t *p, size_t n)
+{
+    if (c->cfg.output)
+        c->cfg.output(c->cfg.output_arg, p, n);
+    else
+        write_all(c->cfg.out_fd, p, n);
+}
+
+/* Through the counter-mark filter to the output. */
+static void put_marked(struct console *c, struct mark_seq *marks,
+                       const uint8_t *p, size_t n)
+{
+    uint8_t out[PERCH_CONSOLE_RING_BYTES + EXIT_SEQ_HELD_MAX + MARK_SEQ_HELD_MAX];
+
+    put(c, out, mark_seq_filter(marks, p, n, out));
+}
+
+/* Through one stream's exit-status and mark filters to the output. */
+static void emit(struct console *c, struct exit_seq *seq, struct mark_seq *marks,
+                 const uint8_t *bytes, size_t n)
 {
     uint8_t out[PERCH_CONSOLE_RING_BYTES + EXIT_SEQ_HELD_MAX];
 
     while (n) {
         size_t chunk = n < PERCH_CONSOLE_RING_BYTES ? n : PERCH_CONSOLE_RING_BYTES;
 
-        write_all(c->cfg.out_fd, out, exit_seq_filter(seq, bytes, chunk, out));
+        put_marked(c, marks, out, exit_seq_filter(seq, bytes, chunk, out));
         if (seq->status >= 0) {
             c->exit_status = seq->status;
             seq->status = -1;
@@ -75,7 +93,7 @@ static int drain_early(struct console *c)
         buf[i] = sh->console_ring[(c->cons + i) % PERCH_CONSOLE_RING_BYTES];
     c->cons = prod;
     __atomic_store_n(&sh->console_cons, c->cons, __ATOMIC_RELEASE);
-    emit(c, &c->seq_early, buf, used);
+    emit(c, &c->seq_early, &c->mark_early, buf, used);
     return 0;
 }
 
@@ -89,7 +107,7 @@ static int drain_hvc(struct console *c)
     n = hvc_ring_read(&c->hvc, buf, c->problem, sizeof(c->problem));
     if (n < 0)
         return broken(c);
-    emit(c, &c->seq_hvc, buf, n);
+    emit(c, &c->seq_hvc, &c->mark_hvc, buf, n);
     return 0;
 }
 
@@ -284,6 +302,8 @@ int console_start(struct console *c, const struct console_config *cfg)
     c->retry_ms = INPUT_RETRY_MS;
     exit_seq_init(&c->seq_early);
     exit_seq_init(&c->seq_hvc);
+    mark_seq_init(&c->mark_early, cfg->on_mark, cfg->mark_arg);
+    mark_seq_init(&c->mark_hvc, cfg->on_mark, cfg->mark_arg);
     if (cfg->hvc_page)
         hvc_ring_init(&c->hvc, cfg->hvc_page);
     c->stop_fd = eventfd(0, EFD_CLOEXEC);
@@ -299,13 +319,21 @@ int console_start(struct console *c, const struct console_config *cfg)
     return rc ? -1 : 0;
 }
 
-/* What a filter still holds at the end goes out as it was. */
+/* What the filters still hold at the end goes out as it was: the exit
+ * filter's through the mark filter, which then gives up its own. */
+static void flush_stream(struct console *c, struct exit_seq *seq,
+                         struct mark_seq *marks)
+{
+    uint8_t out[EXIT_SEQ_HELD_MAX + MARK_SEQ_HELD_MAX];
+
+    put_marked(c, marks, out, exit_seq_flush(seq, out));
+    put(c, out, mark_seq_flush(marks, out));
+}
+
 static void flush_filters(struct console *c)
 {
-    uint8_t out[EXIT_SEQ_HELD_MAX];
-
-    write_all(c->cfg.out_fd, out, exit_seq_flush(&c->seq_early, out));
-    write_all(c->cfg.out_fd, out, exit_seq_flush(&c->seq_hvc, out));
+    flush_stream(c, &c->seq_early, &c->mark_early);
+    flush_stream(c, &c->seq_hvc, &c->mark_hvc);
 }
 
 int console_stop(struct console *c)

@@ -9,7 +9,8 @@
  * runs, without an exit. A thread sleeps on it and drains both, the early
  * console first: Linux moves from one to the other, so that keeps the
  * order in which the guest wrote, as far as two rings can show it. Both
- * streams go through the exit-status filter (exit_seq.h).
+ * streams go through the exit-status filter (exit_seq.h), then the
+ * counter-mark filter (mark_seq.h).
  *
  * The same thread feeds the input: stdin into hvc0's in[] as there is room
  * (what does not fit waits), then one interrupt to the guest
@@ -33,6 +34,7 @@
 #include "exit_seq.h"
 #include "hvc_ring.h"
 #include "keys.h"
+#include "mark_seq.h"
 
 /* Input read but not yet in in[]: at most this much waits. */
 #define CONSOLE_INPUT_MAX 4096
@@ -42,6 +44,13 @@ struct console_config {
     void *hvc_page;                /* the guest's console page; NULL: none */
     int doorbell_fd;
     int out_fd;
+    /* When set, the guest's output goes here instead of out_fd (`perch
+     * bench` parses it); called with the output lock held. */
+    void (*output)(void *arg, const uint8_t *bytes, size_t n);
+    void *output_arg;
+    /* Each counter mark the guest writes (may be NULL); with the lock. */
+    mark_seq_fn *on_mark;
+    void *mark_arg;
     int in_fd;                     /* the guest's input; -1: none */
     bool keys;                     /* in_fd is the user's terminal */
     /* Input is in in[]: interrupt the guest (may be NULL). */
@@ -64,6 +73,7 @@ struct console {
     uint32_t cons;            /* early console: the Launcher's own copy */
     struct hvc_ring hvc;
     struct exit_seq seq_early, seq_hvc;
+    struct mark_seq mark_early, mark_hvc;
     int exit_status;          /* the guest's last "perch-exit" N; -1: none */
 
     /* Input (the thread only). */

@@ -20,3 +20,11 @@ void initramfs_init_image(const uint8_t **bytes, size_t *size)
     *bytes = perch_init_image;
     *size = perch_init_image_end - perch_init_image;
 }
+
+extern const uint8_t perch_bench_image[], perch_bench_image_end[];
+
+void initramfs_bench_image(const uint8_t **bytes, size_t *size)
+{
+    *bytes = perch_bench_image;
+    *size = perch_bench_image_end - perch_bench_image;
+}

@@ -2,7 +2,8 @@
  * perch's own initramfs, built in memory on every run when the user gives
  * no --initrd: perch's /init (initramfs/init.c, carried inside build/perch),
  * the usual directories, busybox with links for its common applets when
- * perch has it cached, and /perch/cmd for `perch run -- CMD ARGS`.
+ * perch has it cached, /bin/perchbench (bench/perchbench.c, also carried
+ * inside build/perch) and /perch/cmd for `perch run -- CMD ARGS`.
  */
 #ifndef PERCH_INITRAMFS_H
 #define PERCH_INITRAMFS_H
@@ -16,6 +17,8 @@
 struct initramfs_config {
     const uint8_t *init;           /* the /init binary */
     size_t init_bytes;
+    const uint8_t *bench;          /* /bin/perchbench; NULL: none */
+    size_t bench_bytes;
     const uint8_t *busybox;        /* NULL: no busybox, /init only */
     size_t busybox_bytes;
     char *const *cmd;              /* NULL: the guest runs a shell */
@@ -35,5 +38,8 @@ char *initramfs_encode_cmd(char *const *argv, int argc, size_t *bytes);
 
 /* perch's /init, embedded in the perch binary (launcher/images.c). */
 void initramfs_init_image(const uint8_t **bytes, size_t *size);
+
+/* perchbench, embedded likewise (launcher/images.c). */
+void initramfs_bench_image(const uint8_t **bytes, size_t *size);
 
 #endif

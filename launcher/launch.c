@@ -37,6 +37,8 @@ struct launch {
     struct kvm_vm vm;
     int doorbell_fd;
     struct default_guest guest;   /* perch's cache, when used */
+    const struct launch_io *io;   /* NULL: a person at the console */
+    struct run_stats *stats;      /* the running guest's exit counts */
 };
 
 /* With no KERNEL: Debian's cloud kernel from perch's cache (fetched once). */
@@ -81,6 +83,7 @@ static int build_initramfs(struct launch *l, const struct options *o,
 
     load_busybox(l, &busybox);
     initramfs_init_image(&cfg.init, &cfg.init_bytes);
+    initramfs_bench_image(&cfg.bench, &cfg.bench_bytes);
     cfg.busybox = busybox.bytes;
     cfg.busybox_bytes = busybox.size;
     rc = initramfs_build(&cfg, &l->initrd, e);
@@ -190,11 +193,32 @@ static void notify_console(void *vm)
     kvm_signal_msi(vm, PERCH_BACKEND_VECTOR);
 }
 
+/* A counter mark from the guest: hand it on with the counters now. */
+static void on_mark(void *arg, const char *name, bool end)
+{
+    struct launch *l = arg;
+    struct perch_counters now;
+
+    stats_snapshot(l->hole.shared, l->stats, &now);
+    l->io->mark(l->io->arg, name, end, &now);
+}
+
+/* A driven run: output to the driver, marks to it, no input. */
+static void drive_console(struct launch *l, struct console_config *cfg)
+{
+    cfg->output = l->io->output;
+    cfg->output_arg = l->io->arg;
+    cfg->on_mark = l->io->mark ? on_mark : NULL;
+    cfg->mark_arg = l;
+    cfg->in_fd = -1;
+    cfg->keys = false;
+}
+
 /* Serve both console rings; stdin feeds hvc0 (from a terminal in raw mode,
  * restored however perch ends: terminal.h). */
 static int start_console(struct launch *l, struct console *c, struct error *e)
 {
-    int tty = terminal_raw(STDIN_FILENO);
+    int tty = l->io ? -1 : terminal_raw(STDIN_FILENO);
     struct console_config cfg = {
         .shared = l->hole.shared,
         .hvc_page = gm_pfn(&l->gm, l->layout.console_pfn),
@@ -207,6 +231,8 @@ static int start_console(struct launch *l, struct console *c, struct error *e)
         .vcpu_immediate_exit = &l->vm.run->immediate_exit,
     };
 
+    if (l->io)
+        drive_console(l, &cfg);
     if (console_start(c, &cfg)) {
         terminal_restore();
         return fail(e, "cannot start the console thread");
@@ -226,6 +252,12 @@ static void release(struct launch *l)
 
 int launch(const struct options *o, struct error *e)
 {
+    return launch_with(o, NULL, e);
+}
+
+int launch_with(const struct options *o, const struct launch_io *io,
+                struct error *e)
+{
     struct launch l;
     struct options chosen;
     struct console console;
@@ -234,15 +266,18 @@ int launch(const struct options *o, struct error *e)
 
     memset(&l, 0, sizeof(l));
     l.doorbell_fd = -1;
+    l.io = io;
+    l.stats = &run.stats;
     l.vm.kvm_fd = l.vm.vm_fd = l.vm.vcpu_fd = -1;
     if (choose_kernel(&l, o, &chosen, e) || load_files(&l, &chosen, e) ||
         build_memory(&l, &chosen, e) || start_vm(&l, &chosen, e))
         goto out;
     guest_run_signals();
-    if (start_console(&l, &console, e))
-        goto out;
+    /* Before the console starts: its marks read run.stats. */
     run = (struct guest_run){ .vm = &l.vm, .hole = &l.hole, .console = &console,
                               .stats.tsc_khz = kvm_tsc_khz(&l.vm) };
+    if (start_console(&l, &console, e))
+        goto out;
     status = guest_run(&run, e);
     /* A ring the guest corrupted on its way out still breaks the rules. */
     if (console_stop(&console) && status != STATUS_GUEST_STOPPED) {

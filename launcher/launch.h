@@ -2,10 +2,30 @@
 #ifndef PERCH_LAUNCH_H
 #define PERCH_LAUNCH_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "cli.h"
 #include "error.h"
+#include "stats.h"
+
+/* A run that a program drives instead of a person (`perch bench`): the
+ * guest's console output goes to output instead of stdout, stdin is left
+ * alone, and each counter mark (mark_seq.h) comes with perch's counters at
+ * that moment. Both are called on the console's threads, under its lock. */
+struct launch_io {
+    void (*output)(void *arg, const uint8_t *bytes, size_t n);
+    void (*mark)(void *arg, const char *name, bool end,
+                 const struct perch_counters *now);
+    void *arg;
+};
 
 /* Returns perch's exit status (status.h); e says why when it is not 0. */
 int launch(const struct options *o, struct error *e);
+
+/* The same, driven through io (NULL: as launch()). */
+int launch_with(const struct options *o, const struct launch_io *io,
+                struct error *e);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 
+#include "bench.h"
 #include "cli.h"
 #include "launch.h"
 #include "status.h"
@@ -28,6 +29,11 @@ int main(int argc, char **argv)
     case CMD_VERSION:
         printf("perch %s\n", PERCH_VERSION);
         return 0;
+    case CMD_BENCH:
+        status = bench_main(o.bench_argc, o.bench_args, &e);
+        if (e.msg[0])
+            fprintf(stderr, "perch: %s\n", e.msg);
+        return status;
     case CMD_RUN:
         break;
     }

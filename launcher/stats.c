@@ -89,3 +89,29 @@ void stats_print(FILE *out, const struct perch_shared *shared,
     print_visits(out, shared);
     print_exits(out, run);
 }
+
+const char *stats_visit_name(unsigned v)
+{
+    return v < PERCH_VISIT_COUNT && visit_names[v] ? visit_names[v] : "?";
+}
+
+/* The guest may write these while we read (they are in its reach), and
+ * the vCPU thread counts exits while the console thread takes a snapshot:
+ * each word is read once, whole, and used only for arithmetic. */
+void stats_snapshot(const struct perch_shared *shared,
+                    const struct run_stats *run, struct perch_counters *out)
+{
+    const volatile struct perch_shared *sh = shared;
+
+    out->hypercalls = sh->stats.hypercalls_unknown;
+    for (unsigned nr = 0; nr < XEN_NR_HYPERCALLS; nr++)
+        out->hypercalls += sh->stats.hypercalls[nr];
+    out->visits = 0;
+    for (unsigned v = 0; v < PERCH_VISIT_COUNT; v++) {
+        out->visit[v] = sh->stats.visits[v];
+        out->visits += out->visit[v];
+    }
+    out->exits = 0;
+    for (unsigned k = 0; k < EXIT_KIND_COUNT; k++)
+        out->exits += __atomic_load_n(&run->exits[k], __ATOMIC_RELAXED);
+}

@@ -7,6 +7,21 @@
 #include "../abi/layout.h"
 #include "run.h"
 
+/* Totals at one moment, for `perch bench`'s brackets. Taken from guest
+ * memory: untrusted numbers, only ever printed or subtracted. */
+struct perch_counters {
+    uint64_t hypercalls;                    /* all kinds, served in the Host */
+    uint64_t visits;                        /* Switcher visits, all reasons */
+    uint64_t visit[PERCH_VISIT_COUNT];      /* by reason */
+    uint64_t exits;                         /* exits to the Launcher */
+};
+
+void stats_snapshot(const struct perch_shared *shared,
+                    const struct run_stats *run, struct perch_counters *out);
+
+/* Name of Switcher visit reason v (< PERCH_VISIT_COUNT). */
+const char *stats_visit_name(unsigned v);
+
 void stats_print(FILE *out, const struct perch_shared *shared,
                  const struct run_stats *run);
 

@@ -279,6 +279,14 @@ __attribute__((weak)) void initramfs_init_image(const uint8_t **bytes,
     *size = 0;
 }
 
+/* And perchbench (launcher/images.c): none. */
+__attribute__((weak)) void initramfs_bench_image(const uint8_t **bytes,
+                                                 size_t *size)
+{
+    *bytes = NULL;
+    *size = 0;
+}
+
 /*
  * The world switch's part of host/env.h. Weak, like env_switcher_roundtrip:
  * it arrived while these stand-ins were written, and its owner may bring
