@@ -113,12 +113,18 @@ static _Noreturn void wake_from_halt(struct cpu_regs *regs)
 
 /*
  * An interrupt that found the Host at work: the Host finishes what it was
- * doing, and if that leaves an event due it is delivered at the next
- * return to the guest; a nudge of the timer makes sure there is one soon.
+ * doing and delivers due events on its way out. Only an event this
+ * interrupt made due may come after the Host's last look: then a nudge of
+ * the timer makes sure the guest is interrupted again soon. (Nudging for
+ * any due event fed itself: the nudge's interrupt found the Host busy with
+ * the same undelivered event, nudged again, ~40,000 times a second.)
  */
-static _Noreturn void interrupted_host(struct cpu_regs *regs)
+static _Noreturn void interrupted_host(struct cpu_regs *regs, uint64_t v)
 {
-    if (evtchn_upcall_due())
+    bool was_due = evtchn_upcall_due();
+
+    take_interrupt(v);
+    if (!was_due && evtchn_upcall_due())
         env_timer_nudge(20000);
     perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
     env_resume(regs);
@@ -198,10 +204,8 @@ void host_trap(struct cpu_regs *regs)
         take_interrupt(v);
         wake_from_halt(regs);
     }
-    if (v >= 32 && in_perch_region(regs->rip)) {
-        take_interrupt(v);
-        interrupted_host(regs);
-    }
+    if (v >= 32 && in_perch_region(regs->rip))
+        interrupted_host(regs, v);
     if (v >= 32 || v == 3)
         world_entered_with_interrupts_off();
     if ((regs->cs & 3) == 0)
