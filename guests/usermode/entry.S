@@ -5,23 +5,10 @@
  * registers as a struct uframe and calls kernel_event(frame, vector).
  */
 #include "../../abi/xen.h"
+#include "../../lib/gprs.h"
 
 .macro SAVE_AND_CALL vector
-    push %rax
-    push %rbx
-    push %rcx
-    push %rdx
-    push %rsi
-    push %rdi
-    push %rbp
-    push %r8
-    push %r9
-    push %r10
-    push %r11
-    push %r12
-    push %r13
-    push %r14
-    push %r15
+    SAVE_GPRS
     mov %rsp, %rdi
     mov $\vector, %esi
     call kernel_event
