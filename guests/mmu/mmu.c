@@ -27,6 +27,7 @@
  * perch --stats.
  */
 #include "rt.h"
+#include "timing.h"
 #include "../../abi/layout.h"
 
 const char guest_name[] = "mmu";
@@ -822,16 +823,8 @@ static void test_trapped_writes(void)
 
 /* ---- 6. Timing ------------------------------------------------------------------------------- */
 
-#define SAMPLES 11
 #define TIME_SLOT 100
 
-static inline uint64_t rdtsc(void)
-{
-    uint32_t lo, hi;
-
-    __asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) :: "memory");
-    return ((uint64_t)hi << 32) | lo;
-}
 
 static uint64_t time_vals[2];
 static unsigned time_flip;
@@ -873,51 +866,15 @@ static long op_uvm_invlpg(void)
     return uvm((uint64_t)win_page(TIME_SLOT), next_val(), UVMF_INVLPG);
 }
 
-static long op_empty(void)
-{
-    __asm__ volatile("" ::: "memory");
-    return 0;
-}
-
-static int64_t time_batch(long (*op)(void), unsigned batch)
-{
-    uint64_t start = rdtsc();
-
-    for (unsigned i = 0; i < batch; i++)
-        if (op())
-            return -1;
-    return (int64_t)(rdtsc() - start) / batch;
-}
-
-static void sort(int64_t *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            int64_t t = v[j];
-
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-}
-
 static void measure(const char *name, long (*op)(void), bool flush, unsigned batch)
 {
-    int64_t s[SAMPLES], empty = time_batch(op_empty, batch);
-
     time_flush = flush;
-    for (int i = 0; i < SAMPLES; i++) {
-        s[i] = time_batch(op, batch);
-        if (s[i] < 0) {
-            test_fail(fmt("time_%s", name), "the operation failed (last fault "
-                      "vector %u error %#lx)", last_fault.vector,
-                      (unsigned long)last_fault.error);
-            return;
-        }
-        s[i] -= empty;
+    if (rt_time(name, op, batch)) {
+        test_fail(fmt("time_%s", name), "the operation failed (last fault "
+                  "vector %u error %#lx)", last_fault.vector,
+                  (unsigned long)last_fault.error);
+        return;
     }
-    sort(s, SAMPLES);
-    printk("mmu: %s cycles %ld (%ld - %ld) per op, %u ops\n", name,
-           (long)s[SAMPLES / 2], (long)s[0], (long)s[SAMPLES - 1], SAMPLES * batch);
     test_pass(fmt("time_%s", name));
 }
 
