@@ -16,8 +16,7 @@ _Noreturn void host_boot(struct cpu_regs *regs)
 {
     const typeof(perch_shared.boot) *b = &perch_shared.boot;
 
-    world_set_kernel_cr3(b->kernel_cr3);
-    vcpu0.in_kernel = true;
+    world_start(b->kernel_cr3);
     evtchn_shared_info_mfn = b->shared_info_mfn;
     evtchn_init();
     backend_init(b->console_port);

@@ -10,6 +10,13 @@ uint32_t optimizations_off;
 /* The kernel CR3 loaded now: the Host loads one only when it must change. */
 static uint64_t loaded_cr3;
 
+void world_start(uint64_t kernel_cr3)
+{
+    world_set_kernel_cr3(kernel_cr3);
+    loaded_cr3 = kernel_cr3;   /* the Launcher loaded it before the vCPU ran */
+    vcpu0.in_kernel = true;
+}
+
 void world_set_kernel_cr3(uint64_t cr3)
 {
     vcpu0.kernel_cr3 = cr3;
@@ -85,8 +92,6 @@ _Noreturn void host_return(struct cpu_regs *regs)
     sanitise_flags(regs);
     if (!vcpu0.in_kernel)
         return_to_user(regs);
-    if (!loaded_cr3)
-        loaded_cr3 = perch_shared.boot.kernel_cr3;
     if (vcpu0.kernel_cr3 != loaded_cr3 || (vcpu0.pending & PENDING_TLB_FLUSH)) {
         vcpu0.pending &= ~PENDING_TLB_FLUSH;
         loaded_cr3 = vcpu0.kernel_cr3;

@@ -25,6 +25,9 @@ void world_arrived_from_user(void);
  * pending flush. */
 _Noreturn void host_return(struct cpu_regs *regs);
 
+/* The vCPU starts in guest-kernel mode with this CR3 already loaded. */
+void world_start(uint64_t kernel_cr3);
+
 /* Make the guest kernel's new base pointer the one the Switcher loads. */
 void world_set_kernel_cr3(uint64_t cr3);
 
