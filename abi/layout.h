@@ -45,6 +45,7 @@
 #define SW_HANDOFF_VA      (PERCH_REGION_VA + 0x011000)  /* 512 prebuilt iret frames */
 #define SW_HANDOFF_PAGES   5                             /* kernel view, then user view */
 #define SW_DF_STACK_VA     (PERCH_REGION_VA + 0x016000)  /* one page, IST3 */
+#define SW_HALT_IDT_VA     (PERCH_REGION_VA + 0x017000)  /* IDT while halted */
 #define SW_CODE_VA         (PERCH_REGION_VA + 0x020000)  /* Switcher text */
 #define SW_CODE_MAX        0x10000
 
@@ -82,14 +83,18 @@
  *               also flushes the TLB), restore rax, iretq.
  *   EXIT        `call` it: the Switcher leaves the VM for the Launcher with
  *               an `out` to PERCH_EXIT_PORT, then returns to the caller.
- *   HALT        `call` it: `sti; hlt` in ring 0 until an interrupt, which
- *               the Host takes as the wake-up (it resumes the caller).
+ *   HALT        `call` it: `sti; hlt` in ring 0 (on the halt IDT, whose
+ *               gates are all ring 0) until an interrupt, which the Host
+ *               takes as the wake-up (it resumes the caller).
+ *   READ_CR2    `call` it: rax = CR2, for a #PF delivered at CPL3 whose
+ *               address the Host cannot prove from the instruction.
  */
 #define SW_GATE_RESUME      (SW_GATE_VA + 0x00)
 #define SW_GATE_CR3_RESUME  (SW_GATE_VA + 0x10)
 #define SW_GATE_EXIT        (SW_GATE_VA + 0x20)
 #define SW_GATE_HALT        (SW_GATE_VA + 0x30)   /* `call`: sti; hlt until an interrupt */
-#define SW_HALT_WAKE_RIP    (SW_GATE_VA + 0x42)   /* where that interrupt finds ring 0 */
+#define SW_GATE_READ_CR2    (SW_GATE_VA + 0x40)   /* `call`: rax = CR2 */
+#define SW_HALT_WAKE_RIP    (SW_GATE_VA + 0x60)   /* where that interrupt finds ring 0 */
 
 /* +2 GiB: the Host image (text, data, stacks, the shared page). */
 #define HOST_IMAGE_VA      (PERCH_REGION_VA + U64(0x80000000))
@@ -174,6 +179,8 @@
  */
 #define PERCH_OPT_NATIVE_RETURN (1u << 0)   /* guest-kernel returns by jmp */
 #define PERCH_OPT_LAZY_FLUSH    (1u << 1)   /* one flush per batch (seed 002) */
+#define PERCH_OPT_CPL3_EVENTS   (1u << 2)   /* DPL3 gates: events to the Host without ring 0 */
+#define PERCH_OPT_FLUSH_ELISION (1u << 3)   /* no flush for changes KVM shows anyway */
 
 /* Pseudo-vector with which the Host marks a hypercall entry (`syscall`). */
 #define PERCH_VECTOR_SYSCALL 256
@@ -200,6 +207,8 @@ struct host_image_header {
     uint64_t boot_entry;       /* VA: where the vCPU starts */
     uint64_t exception_stack_top;  /* VA: Host stack for traps and hypercalls */
     uint64_t irq_stack_top;        /* VA: Host stack for interrupts */
+    uint64_t cpl3_vector_entries;  /* VA of 256 entries for DPL3 gates */
+    uint64_t cpl3_vector_entry_stride;
 };
 
 struct switcher_image_header {
@@ -211,6 +220,7 @@ struct switcher_image_header {
     uint64_t user_vector_stub_stride;
     uint64_t gates_offset;     /* file offset of the gate page */
     uint64_t code_offset;      /* file offset of the pages mapped at SW_CODE_VA */
+    uint64_t halt_wake_stubs;  /* VA of the halt IDT's 256 stubs, same stride */
 };
 
 /*
@@ -235,6 +245,7 @@ enum perch_visit {
     PERCH_VISIT_SERVICE_CR3,     /* CR3 load + iret */
     PERCH_VISIT_SERVICE_EXIT,    /* the Launcher was needed */
     PERCH_VISIT_SERVICE_HALT,    /* idle: hlt until an interrupt */
+    PERCH_VISIT_SERVICE_CR2,     /* CR2 read for a #PF taken at CPL3 */
     PERCH_VISIT_COUNT
 };
 
@@ -269,6 +280,8 @@ struct perch_shared {
         uint64_t guest_rip, guest_rsp, guest_rsi;
         /* The ring console's port (PERCH_CONSOLE_PORT); 0: none. */
         uint64_t console_port;
+        /* --no-guest-isolation: guest user runs on the kernel's L4. */
+        uint64_t no_guest_isolation;
     } boot;
 
     struct {
@@ -284,7 +297,11 @@ struct perch_shared {
         uint64_t pt_updates;           /* PTEs written by mmu_update & co */
         uint64_t ptwr_emulations;      /* trapped PTE writes emulated */
         uint64_t visits[PERCH_VISIT_COUNT];
-        uint64_t vectors[256];
+        uint64_t vectors[256];         /* ring-0 visits by vector */
+        uint64_t cpl3_vectors[256];    /* events that reached the Host at CPL3 */
+        uint64_t cpl3_user_syscalls;   /* guest-user `syscall`s at CPL3 */
+        uint64_t pf_address_decoded;   /* CPL3 #PFs whose address was proven */
+        uint64_t tlb_flushes_elided;   /* flush requests that needed none */
     } stats;
 
     /* Console output: the Host produces, the Launcher consumes. */

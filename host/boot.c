@@ -10,13 +10,14 @@
 #include "host.h"
 #include "mm.h"
 #include "time.h"
-#include "world.h"
+#include "guest_mode.h"
+#include "guest_resume.h"
 
 _Noreturn void host_boot(struct cpu_regs *regs)
 {
     const typeof(perch_shared.boot) *b = &perch_shared.boot;
 
-    world_start(b->kernel_cr3);
+    guest_mode_start(b->kernel_cr3, b->no_guest_isolation);
     evtchn_shared_info_mfn = b->shared_info_mfn;
     evtchn_init();
     backend_init(b->console_port);
@@ -39,5 +40,5 @@ _Noreturn void host_boot(struct cpu_regs *regs)
     regs->ss = FLAT_KERNEL_SS64;
     regs->rflags = 0x202;
     regs->vector = PERCH_VECTOR_SYSCALL;
-    host_return(regs);
+    guest_resume(regs);
 }

@@ -4,7 +4,7 @@
 #include "evtchn.h"
 
 #include "vcpu.h"
-#include "world.h"
+#include "guest_mode.h"
 
 /* Hypervisor hole: a bounce frame must never land there (Xen's check). */
 static bool stack_usable(uint64_t sp)
@@ -39,7 +39,7 @@ int bounce_to_guest(struct cpu_regs *regs, uint64_t handler, unsigned flags,
         return -1;
     if (flags & BOUNCE_DISABLE_EVENTS)
         bounce_set_events_masked(true);
-    world_enter_kernel();
+    guest_enter_kernel();
     regs->rip = handler;
     regs->cs = FLAT_KERNEL_CS64;
     regs->ss = FLAT_KERNEL_SS64;

@@ -25,15 +25,15 @@ void env_switcher_roundtrip(void);
 void env_ring_doorbell(void);
 
 /*
- * Leave the Host for the guest (host/vm/entry.S); none returns. resume goes
- * through the RESUME gate (one ring-0 visit), resume_cr3 loads a CR3 first
- * (entering guest user, a new base pointer, or a pending flush),
- * return_native needs no ring 0 (guest-kernel frames in the current address
- * space only).
+ * Leave the Host for the frame in regs (host/vm/entry.S); none returns.
+ * switcher_resume goes through the RESUME gate (one ring-0 visit),
+ * switcher_resume_cr3 loads a CR3 first (entering guest user, a new base
+ * pointer, or a pending flush), resume_native needs no ring 0 (guest frames
+ * in the loaded address space only).
  */
-_Noreturn void env_resume(struct cpu_regs *regs);
-_Noreturn void env_resume_cr3(struct cpu_regs *regs, uint64_t cr3);
-_Noreturn void env_return_native(struct cpu_regs *regs);
+_Noreturn void switcher_resume(struct cpu_regs *regs);
+_Noreturn void switcher_resume_cr3(struct cpu_regs *regs, uint64_t cr3);
+_Noreturn void resume_native(struct cpu_regs *regs);
 
 /* Reload cr3 (a TLB flush) through the CR3_RESUME gate and come back. */
 void env_flush_tlb(uint64_t cr3);
@@ -42,11 +42,20 @@ void env_flush_tlb(uint64_t cr3);
  * holds an int3, which is how a guest-user `syscall` reaches the Host. */
 uint64_t env_syscall_entry(void);
 
-/* The user-view stubs' slots (abi/layout.h): the guest's rax they saved,
- * the kernel CR3 they load, and the faulting address of a #PF. */
+/* The user-view stubs' slots (abi/layout.h): the guest's rax they saved
+ * and the kernel CR3 they load. */
 uint64_t env_user_rax(void);
 void env_set_kernel_cr3_slot(uint64_t cr3);
-uint64_t env_fault_address(bool from_user);
+
+/* Where a #PF's address is: the kernel view's ring-0 stub pushed it below
+ * the CPU's frame, the user view's stub left it in a slot, and a #PF that
+ * came through a DPL3 gate has it only in CR2 (one ring-0 visit). */
+enum fault_address_source {
+    FAULT_ADDRESS_KERNEL_STUB,
+    FAULT_ADDRESS_USER_STUB,
+    FAULT_ADDRESS_CR2,
+};
+uint64_t env_fault_address(enum fault_address_source from);
 
 /* The local APIC (host/vm/lapic.c): set it up, acknowledge an interrupt,
  * ask whether the timer's deadline has come (re-arming it when it fired

@@ -42,11 +42,20 @@ _Static_assert(offsetof(struct cpu_regs, vector) == 21 * 8, "entry.S vector slot
 extern struct perch_shared perch_shared;
 
 /* Entry points called from host/vm/entry.S. host_hypercall returns when
- * the guest may be resumed natively; the others leave through host_return. */
+ * the guest may be resumed natively; the others leave through guest_resume
+ * (host/guest_resume.h). host_trap: through the Switcher in the kernel
+ * view; host_trap_user: through the user view's stubs; host_trap_cpl3 and
+ * host_interrupt_cpl3: through DPL3 gates, without ring 0. */
 void host_hypercall(struct cpu_regs *regs);
 _Noreturn void host_boot(struct cpu_regs *regs);
 void host_trap(struct cpu_regs *regs);
 void host_trap_user(struct cpu_regs *regs);
+void host_trap_cpl3(struct cpu_regs *regs);
+void host_interrupt_cpl3(struct cpu_regs *regs);
+
+/* A guest-user `syscall`, bounced to the guest kernel's syscall callback
+ * (host/trap.c). */
+_Noreturn void user_syscall(struct cpu_regs *regs);
 
 /* Run hypercall nr with its five arguments, counting it (also what a
  * multicall entry does). */

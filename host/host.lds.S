@@ -27,5 +27,6 @@ switcher_gate_resume = SW_GATE_RESUME;
 switcher_gate_cr3_resume = SW_GATE_CR3_RESUME;
 switcher_gate_exit = SW_GATE_EXIT;
 switcher_gate_halt = SW_GATE_HALT;
+switcher_gate_read_cr2 = SW_GATE_READ_CR2;
 switcher_resume_frame = SW_RESUME_FRAME;
 ASSERT(host_memory_end - HOST_IMAGE_VA <= HOST_IMAGE_MAX, "Host image too large")

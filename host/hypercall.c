@@ -9,8 +9,9 @@
 #include "host.h"
 #include "mm.h"
 #include "time.h"
+#include "tlb.h"
 #include "vcpu.h"
-#include "world.h"
+#include "guest_resume.h"
 
 static const hypercall_fn hypercall_table[XEN_NR_HYPERCALLS] = {
     [HYPERVISOR_set_trap_table] = do_set_trap_table,
@@ -43,7 +44,7 @@ static const hypercall_fn hypercall_table[XEN_NR_HYPERCALLS] = {
  * asks for a flush gets its own ring-0 visit for it, there and then. */
 static void flush_now(void)
 {
-    vcpu0.pending &= ~PENDING_TLB_FLUSH;
+    tlb_flushed();
     perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3]++;
     env_flush_tlb(vcpu0.kernel_cr3);
 }
@@ -68,11 +69,18 @@ long hypercall_dispatch(uint64_t nr, const uint64_t args[5])
 /*
  * Returns when the hypercall left nothing for ring 0 to do: the entry code
  * then goes back to the guest with a jmp. Otherwise (a pending flush or
- * address-space change) it leaves through host_return.
+ * address-space change) it leaves through guest_resume. Without guest
+ * isolation, guest user's `syscall` lands here too, on the kernel's L4:
+ * the mode tells it from a hypercall.
  */
 void host_hypercall(struct cpu_regs *regs)
 {
     const uint64_t args[5] = { regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8 };
+
+    if (!vcpu0.in_kernel) {
+        perch_shared.stats.cpl3_user_syscalls++;
+        user_syscall(regs);
+    }
 
     if (regs->rax == HYPERVISOR_iret) {
         perch_shared.stats.hypercalls[HYPERVISOR_iret]++;
@@ -81,5 +89,5 @@ void host_hypercall(struct cpu_regs *regs)
     regs->rax = hypercall_dispatch(regs->rax, args);
     if (vcpu0.pending || evtchn_upcall_due() ||
         (optimizations_off & PERCH_OPT_NATIVE_RETURN))
-        host_return(regs);
+        guest_resume(regs);
 }

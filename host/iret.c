@@ -7,7 +7,8 @@
 #include "bounce.h"
 #include "host.h"
 #include "vcpu.h"
-#include "world.h"
+#include "guest_mode.h"
+#include "guest_resume.h"
 
 struct iret_context {
     uint64_t rax, r11, rcx, flags, rip, cs, rflags, rsp, ss;
@@ -27,7 +28,7 @@ _Noreturn void do_iret(struct cpu_regs *regs)
     if (to_user && !vcpu0.user_cr3)
         host_fatal("iret to user mode (rip %lx) without user page tables", ctx.rip);
     if (to_user) {
-        world_enter_user();
+        guest_enter_user();
         regs->cs = ctx.cs | 3;
         regs->ss = ctx.ss | 3;
     } else {
@@ -47,5 +48,5 @@ _Noreturn void do_iret(struct cpu_regs *regs)
     }
     /* The guest's virtual IF comes back from the frame's IF. */
     bounce_set_events_masked(!(ctx.rflags & 0x200));
-    host_return(regs);
+    guest_resume(regs);
 }

@@ -6,7 +6,8 @@
 #include "mm.h"
 
 #include "env.h"
-#include "world.h"
+#include "guest_mode.h"
+#include "tlb.h"
 
 bool mm_strict;
 uint64_t mm_shared_info_mfn = INVALID_MFN;
@@ -365,8 +366,7 @@ long mm_write_entry(uint64_t maddr, uint64_t val, int level, bool preserve_ad)
         store_entry(maddr, new);
     if (mm_strict_active())
         drop_ref(old, level);
-    if (level >= MM_L2 && (old & PTE_P) && new != old)
-        vcpu0.pending |= PENDING_TLB_FLUSH;
+    tlb_note_change(old, new, level);
     return 0;
 }
 
@@ -495,7 +495,7 @@ long mm_new_baseptr(uint64_t mfn)
         if (rc)
             return rc;
     }
-    world_set_kernel_cr3(mfn * XEN_PAGE_SIZE);
+    guest_set_kernel_cr3(mfn * XEN_PAGE_SIZE);
     if (mfn != old)
         drop_base(old);
     hole_fill_l4(mfn * XEN_PAGE_SIZE, false);

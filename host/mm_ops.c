@@ -11,10 +11,11 @@
 #include "mm.h"
 
 #include "env.h"
+#include "tlb.h"
 
 static long flush(void)
 {
-    vcpu0.pending |= PENDING_TLB_FLUSH;
+    tlb_flush_requested();
     return 0;
 }
 

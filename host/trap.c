@@ -1,7 +1,8 @@
 /*
- * Exceptions and interrupts that reached the Host through the Switcher,
- * from either view, and the guest-user `syscall`, which arrives as an int3
- * at the LSTAR address of the user view.
+ * Exceptions and interrupts that reached the Host, from either view and by
+ * either road (a DPL3 gate at CPL3, or the Switcher's ring-0 stubs), and
+ * the guest-user `syscall`, which arrives as an int3 at the LSTAR address of
+ * the user view (launcher/switcher_tables.c maps that page of int3s).
  *
  * A guest exception is bounced to the handler the guest kernel registered
  * with set_trap_table; with none, the guest is stopped with the vector, rip
@@ -13,11 +14,12 @@
 #include "emulate.h"
 #include "env.h"
 #include "evtchn.h"
+#include "guest_mode.h"
+#include "guest_resume.h"
 #include "host.h"
 #include "mm.h"
 #include "time.h"
 #include "vcpu.h"
-#include "world.h"
 
 static const char *const exception_names[32] = {
     "#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
@@ -79,12 +81,12 @@ static _Noreturn void bounce_exception(struct cpu_regs *regs)
     if (bounce_to_guest(regs, t->address, flags, regs->error_code))
         host_fatal("guest %s took %s at rip %lx and its kernel stack cannot "
                    "take the exception frame", mode, vector_name(v), regs->rip);
-    host_return(regs);
+    guest_resume(regs);
 }
 
 /* An interrupt: acknowledge it; the timer's turns into the guest's timer
  * event, the Launcher's (input in a back end's ring) into an event on that
- * back end's port; host_return delivers them when the guest has events
+ * back end's port; guest_resume delivers them when the guest has events
  * enabled. */
 static void take_interrupt(uint64_t v)
 {
@@ -107,8 +109,7 @@ static _Noreturn void wake_from_halt(struct cpu_regs *regs)
     regs->rflags = frame[2];
     regs->rsp = frame[3];
     regs->ss = frame[4];
-    perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
-    env_resume(regs);
+    host_resume_interrupted(regs);
 }
 
 /*
@@ -126,8 +127,7 @@ static _Noreturn void interrupted_host(struct cpu_regs *regs, uint64_t v)
     take_interrupt(v);
     if (!was_due && evtchn_upcall_due())
         env_timer_nudge(20000);
-    perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
-    env_resume(regs);
+    host_resume_interrupted(regs);
 }
 
 /* Apply the segment bases a wrmsr changed, in the mode the guest is in. */
@@ -140,61 +140,94 @@ static void load_segment_bases(void)
     env_write_gs_base(vcpu0.in_kernel ? vcpu0.gs_base_kernel : vcpu0.gs_base_user);
 }
 
-/* A #GP or #UD in guest-kernel mode may be an instruction a PV kernel
- * expects the hypervisor to emulate (CPUID, MSRs, port I/O, CRs). */
-static void privileged_instruction(struct cpu_regs *regs)
+/* Turn regs into exception `vector` at the same rip, for the guest. */
+static void become_exception(struct cpu_regs *regs, uint64_t vector,
+                             uint64_t error_code)
+{
+    regs->vector = vector;
+    regs->error_code = error_code;
+}
+
+/*
+ * A #GP or #UD in guest-kernel mode may be an instruction a PV kernel
+ * expects the hypervisor to emulate (CPUID, MSRs, port I/O, CRs). Returns
+ * whether it was emulated; if not, regs says which exception the guest
+ * gets instead (the emulator may turn one into another).
+ */
+static bool privileged_instruction(struct cpu_regs *regs)
 {
     switch (emulate_privileged(regs)) {
     case EMUL_DONE:
         load_segment_bases();
-        host_return(regs);
+        return true;
     case EMUL_INJECT_UD:
-        regs->vector = 6;
-        regs->error_code = 0;
-        return;
+        become_exception(regs, 6, 0);
+        return false;
     case EMUL_INJECT_GP:
-        regs->vector = 13;
-        return;
+        become_exception(regs, 13, regs->error_code);
+        return false;
     case EMUL_INJECT_PF:
-        regs->vector = 14;
-        regs->error_code = 0;
+        become_exception(regs, 14, 0);
         bounce_record_fault_address(emulate_fault_addr);
-        return;
+        return false;
     }
+    return false;
 }
 
 /*
  * A #PF: a write by the guest kernel to one of its own read-only page
- * tables is emulated (writable page tables, as Xen's ptwr); anything else
- * goes to the guest with the address in vcpu_info.arch.cr2 and the user
- * bit telling the guest's mode (the hardware saw CPL3 either way).
+ * tables is emulated (writable page tables, as Xen's ptwr); returns whether
+ * it was. Anything else goes to the guest with the address in
+ * vcpu_info.arch.cr2 and the user bit telling the guest's mode (the
+ * hardware saw CPL3 either way).
  */
-static void page_fault(struct cpu_regs *regs, bool from_user)
+static bool page_fault(struct cpu_regs *regs, bool from_user, uint64_t cr2)
 {
-    uint64_t cr2 = env_fault_address(from_user);
-
     if (!from_user && (regs->error_code & 3) == 3 &&
         ptwr_emulate(regs, cr2, regs->error_code) == 0)
-        host_return(regs);
+        return true;
     bounce_record_fault_address(cr2);
     regs->error_code = (regs->error_code & ~4ull) | (from_user ? 4 : 0);
+    return false;
 }
 
-static _Noreturn void guest_event(struct cpu_regs *regs, bool from_user)
+/*
+ * An event of the guest's: an interrupt is taken, a fault perch can serve
+ * (emulation, ptwr) is served, everything else bounces to the guest
+ * kernel's handler. `cr2` says where a #PF's address is.
+ */
+static _Noreturn void guest_event(struct cpu_regs *regs, bool from_user,
+                                  enum fault_address_source cr2)
 {
     uint64_t v = regs->vector;
 
     if (v >= 32) {
         take_interrupt(v);
-        host_return(regs);
+        guest_resume(regs);
     }
-    if (v == 14)
-        page_fault(regs, from_user);
-    if ((v == 13 || v == 6) && !from_user)
-        privileged_instruction(regs);
+    if (v == 14 && page_fault(regs, from_user, env_fault_address(cr2)))
+        guest_resume(regs);
+    if ((v == 13 || v == 6) && !from_user && privileged_instruction(regs))
+        guest_resume(regs);
     bounce_exception(regs);
 }
 
+/* An event at a Host or Switcher address (interrupts excepted) is perch's
+ * own fault. */
+static void check_not_perch(const struct cpu_regs *regs)
+{
+    uint64_t v = regs->vector;
+
+    if ((regs->cs & 3) == 0)
+        host_fatal("perch Switcher fault: %s (vector %lu) at rip %lx in ring 0",
+                   vector_name(v), v, regs->rip);
+    if (in_perch_region(regs->rip))
+        host_fatal("perch Host fault: %s (vector %lu) at rip %lx, error %lx",
+                   vector_name(v), v, regs->rip, regs->error_code);
+}
+
+/* Through the Switcher, in the kernel view (guest kernel, or guest user
+ * on the kernel's L4 without isolation). */
 void host_trap(struct cpu_regs *regs)
 {
     uint64_t v = regs->vector;
@@ -207,20 +240,42 @@ void host_trap(struct cpu_regs *regs)
     if (v >= 32 && in_perch_region(regs->rip))
         interrupted_host(regs, v);
     if (v >= 32 || v == 3)
-        world_entered_with_interrupts_off();
+        guest_resume_needs_interrupts_on();
+    check_not_perch(regs);
+    guest_event(regs, !vcpu0.in_kernel, FAULT_ADDRESS_KERNEL_STUB);
+}
+
+/* Through a DPL3 gate, no ring 0: an exception of guest code in the kernel
+ * view. The interrupt flag never went off. */
+void host_trap_cpl3(struct cpu_regs *regs)
+{
+    perch_shared.stats.cpl3_vectors[regs->vector & 255]++;
+    check_not_perch(regs);
+    guest_event(regs, !vcpu0.in_kernel, FAULT_ADDRESS_CR2);
+}
+
+/*
+ * Through a DPL3 trap gate: an interrupt, wherever it found the vCPU. One
+ * that found ring 0 (only a guest kernel that forged its way there runs
+ * ring 0 with interrupts on: the HALT gate has an IDT of its own) has
+ * demoted that code to CPL3 and cannot be resumed.
+ */
+void host_interrupt_cpl3(struct cpu_regs *regs)
+{
+    perch_shared.stats.cpl3_vectors[regs->vector & 255]++;
     if ((regs->cs & 3) == 0)
-        host_fatal("perch Switcher fault: %s (vector %lu) at rip %lx in ring 0",
-                   vector_name(v), v, regs->rip);
+        host_fatal("an interrupt (vector %lu) came through a DPL3 gate while "
+                   "ring 0 ran at rip %lx with interrupts on", regs->vector,
+                   regs->rip);
     if (in_perch_region(regs->rip))
-        host_fatal("perch Host fault: %s (vector %lu) at rip %lx, error %lx",
-                   vector_name(v), v, regs->rip, regs->error_code);
-    guest_event(regs, false);
+        interrupted_host(regs, regs->vector);
+    guest_event(regs, !vcpu0.in_kernel, FAULT_ADDRESS_CR2);
 }
 
 /* A guest-user `syscall`: to the kernel's syscall callback, with the frame
  * Xen builds (rip and rflags as the syscall instruction left them in rcx
  * and r11), DF cleared as the PV ABI says. */
-static _Noreturn void user_syscall(struct cpu_regs *regs)
+_Noreturn void user_syscall(struct cpu_regs *regs)
 {
     regs->rip = regs->rcx;
     regs->rflags = regs->r11;
@@ -229,19 +284,24 @@ static _Noreturn void user_syscall(struct cpu_regs *regs)
         host_fatal("guest user made a system call at rip %lx, but the kernel "
                    "has no syscall callback or a usable stack", regs->rip);
     regs->rflags &= ~(1ull << 10);
-    host_return(regs);
+    guest_resume(regs);
 }
 
+/*
+ * Through the user view's stubs, which loaded the kernel CR3. The user
+ * view's int3 at LSTAR + 1 is a guest-user `syscall`: that page of int3s is
+ * built by launcher/switcher_tables.c (build_user_view).
+ */
 void host_trap_user(struct cpu_regs *regs)
 {
     regs->rax = env_user_rax();
-    world_arrived_from_user();
+    guest_arrived_from_user();
     if (regs->vector >= 32)
-        world_entered_with_interrupts_off();
+        guest_resume_needs_interrupts_on();
     if (regs->vector == 3 && regs->rip == env_syscall_entry() + 1) {
         perch_shared.stats.visits[PERCH_VISIT_USER_SYSCALL]++;
         user_syscall(regs);
     }
     count_visit(regs->vector);
-    guest_event(regs, true);
+    guest_event(regs, true, FAULT_ADDRESS_USER_STUB);
 }

@@ -1,10 +1,7 @@
 /*
  * The guest's virtual CPU as the Host keeps it (one vCPU for now).
- *
- * Each concern of the PV ABI keeps its state in its own part of struct vcpu,
- * defined in its own header; this file only gathers them. The world switch
- * (host/world.c) owns the mode, the address spaces and the pending
- * privileged work that the next ring-0 visit applies.
+ * host/guest_mode.c owns the mode and the address spaces,
+ * host/guest_resume.c the pending privileged work that the way out applies.
  */
 #ifndef PERCH_VCPU_H
 #define PERCH_VCPU_H
@@ -28,7 +25,11 @@ struct vcpu {
     bool in_kernel;
     uint64_t kernel_cr3;    /* machine address of the kernel L4 */
     uint64_t user_cr3;      /* machine address of the user L4, 0 if none */
+    uint64_t loaded_cr3;    /* what CR3 holds now: loaded only to change it */
+    bool isolation_off;     /* --no-guest-isolation: user on the kernel L4 */
     uint32_t pending;       /* PENDING_* */
+    bool tlb_stale;         /* a change since the last flush needs one */
+    bool interrupts_off;    /* the Host runs with IF off: RESUME to leave */
 
     /* Where the guest kernel wants events and traps (set_trap_table,
      * set_callbacks, callback_op, stack_switch). */

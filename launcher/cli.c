@@ -41,6 +41,18 @@ void cli_print_help(void)
 "  --eager-flush          switch the lazy flush off: each TLB flush the guest\n"
 "                         asks for costs its own ring-0 visit, instead of one\n"
 "                         per batch at the next return (seed 002)\n"
+"  --no-cpl3-events       switch CPL3 events off: every exception and\n"
+"                         interrupt of the guest kernel goes through ring 0,\n"
+"                         instead of straight to the Host through DPL3 gates\n"
+"  --no-flush-elision     flush the TLB whenever the guest asks, even when\n"
+"                         every change since the last flush was one KVM's\n"
+"                         shadow paging shows without it (a new mapping, or\n"
+"                         write access added)\n"
+"  --no-guest-isolation   run guest processes on the guest kernel's own page\n"
+"                         tables: a system call reaches the guest kernel with\n"
+"                         no ring 0 at all, but guest processes can then read\n"
+"                         and write guest-kernel and Host memory (the VM is\n"
+"                         still the wall around the whole guest). Opt-in\n"
 "  --stats                when the guest ends, print to stderr hypercalls by\n"
 "                         kind, Switcher (ring-0) visits by reason and exits\n"
 "                         to the Launcher by reason\n"
@@ -127,6 +139,9 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "strict", no_argument, NULL, 'S' },
         { "no-native-return", no_argument, NULL, 'N' },
         { "eager-flush", no_argument, NULL, 'F' },
+        { "no-cpl3-events", no_argument, NULL, 'E' },
+        { "no-flush-elision", no_argument, NULL, 'L' },
+        { "no-guest-isolation", no_argument, NULL, 'I' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -146,6 +161,9 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'S': o->strict = true; break;
         case 'N': o->optimizations_off |= PERCH_OPT_NATIVE_RETURN; break;
         case 'F': o->optimizations_off |= PERCH_OPT_LAZY_FLUSH; break;
+        case 'E': o->optimizations_off |= PERCH_OPT_CPL3_EVENTS; break;
+        case 'L': o->optimizations_off |= PERCH_OPT_FLUSH_ELISION; break;
+        case 'I': o->no_guest_isolation = true; break;
         case 'h': o->command = CMD_HELP; return 0;
         case ':':
             if (is_long_option(argv[optind - 1]))

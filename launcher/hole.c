@@ -177,24 +177,90 @@ static unsigned vector_ist(unsigned v, bool user_view)
     return v >= 32 ? SW_IST_IRQ : SW_IST_EXC;
 }
 
-/* The IDT of the view whose L4 is `l4`, at SW_IDT_VA: vector v enters
- * stubs + v * stride. */
-static int build_idt(struct guest_memory *gm, uint64_t l4, uint64_t stubs,
-                     uint64_t stride, bool user_view)
+/*
+ * Which kernel-view vectors go straight to the Host at CPL3 when CPL3
+ * events are on: every exception but int3 (the Host's own way into ring
+ * 0) and the fatal NMI, #DF and #MC, and the two interrupts perch raises
+ * (timer, back end). Only those two share the IRQ IST page at CPL3: their
+ * priority class holds back the next until the Host acknowledges the first.
+ */
+static bool cpl3_vector(unsigned v)
+{
+    if (v < 32)
+        return v != 2 && v != 3 && v != 8 && v != 18;
+    return v == PERCH_TIMER_VECTOR || v == PERCH_BACKEND_VECTOR;
+}
+
+#define GATE_INTERRUPT 0x8e   /* present, DPL 0, 64-bit interrupt gate: IF off */
+#define GATE_INT3      0xee   /* the same with DPL 3: `int3` allowed from CPL3 */
+#define GATE_TRAP      0x8f   /* present, DPL 0, 64-bit trap gate: IF kept */
+
+static void set_gate(uint64_t *idt, unsigned v, uint64_t handler,
+                     uint16_t selector, uint64_t type, unsigned ist)
+{
+    idt[2 * v] = (handler & 0xffff) | ((uint64_t)selector << 16) |
+                 ((uint64_t)ist << 32) | (type << 40) |
+                 ((handler >> 16 & 0xffff) << 48);
+    idt[2 * v + 1] = handler >> 32;
+}
+
+/* Vector v through the Switcher's ring-0 stub stubs + v * stride. */
+static void set_ring0_gate(uint64_t *idt, unsigned v, uint64_t stubs,
+                           uint64_t stride, bool user_view)
+{
+    set_gate(idt, v, stubs + v * stride, SW_CS0_SEL,
+             v == 3 ? GATE_INT3 : GATE_INTERRUPT, vector_ist(v, user_view));
+}
+
+/*
+ * The kernel view's IDT at SW_IDT_VA. With CPL3 events the chosen vectors
+ * are trap gates whose selector is the guest's DPL3 code segment: the CPU
+ * delivers them at CPL3, straight into the Host's entry for them (their
+ * interrupt flag stays on: CPL3 could not set it again).
+ */
+static int build_kernel_idt(struct guest_memory *gm, uint64_t l4,
+                            const struct switcher_image_header *sw,
+                            const struct host_image_header *h, bool cpl3_events)
 {
     uint64_t *idt = map_new(gm, l4, SW_IDT_VA, PAGE_SIZE, SWITCHER_RO);
 
     if (!idt)
         return -1;
     for (unsigned v = 0; v < 256; v++) {
-        uint64_t h = stubs + v * stride;
-        uint64_t type = v == 3 ? 0xee : 0x8e;   /* int3 allowed from CPL3 */
-
-        idt[2 * v] = (h & 0xffff) | ((uint64_t)SW_CS0_SEL << 16) |
-                     ((uint64_t)vector_ist(v, user_view) << 32) | (type << 40) |
-                     ((h >> 16 & 0xffff) << 48);
-        idt[2 * v + 1] = h >> 32;
+        if (cpl3_events && cpl3_vector(v))
+            set_gate(idt, v, h->cpl3_vector_entries + v * h->cpl3_vector_entry_stride,
+                     FLAT_KERNEL_CS64, GATE_TRAP, vector_ist(v, false));
+        else
+            set_ring0_gate(idt, v, sw->vector_stubs, sw->vector_stub_stride, false);
     }
+    return 0;
+}
+
+/* The user view's IDT: every stub loads the kernel CR3 first. */
+static int build_user_idt(struct guest_memory *gm, uint64_t l4,
+                          const struct switcher_image_header *sw)
+{
+    uint64_t *idt = map_new(gm, l4, SW_IDT_VA, PAGE_SIZE, SWITCHER_RO);
+
+    if (!idt)
+        return -1;
+    for (unsigned v = 0; v < 256; v++)
+        set_ring0_gate(idt, v, sw->user_vector_stubs, sw->user_vector_stub_stride, true);
+    return 0;
+}
+
+/* The IDT the HALT gate loads for its `hlt`: ring-0 gates only, so no DPL3
+ * gate fires in ring 0; an interrupt's stub puts the kernel IDT back. */
+static int build_halt_idt(struct guest_memory *gm, uint64_t l4,
+                          const struct switcher_image_header *sw)
+{
+    uint64_t *idt = map_new(gm, l4, SW_HALT_IDT_VA, PAGE_SIZE, SWITCHER_RO);
+
+    if (!idt)
+        return -1;
+    for (unsigned v = 0; v < 256; v++)
+        set_ring0_gate(idt, v, v >= 32 ? sw->halt_wake_stubs : sw->vector_stubs,
+                       sw->vector_stub_stride, false);
     return 0;
 }
 
@@ -246,7 +312,7 @@ static int build_switcher(struct guest_memory *gm, uint64_t l4,
         !map_new(gm, l4, SW_BP_STACK_VA, PAGE_SIZE, HOST_RW) ||
         !map_new(gm, l4, SW_USER_BP_STACK_VA, PAGE_SIZE, HOST_RW) ||
         build_gdt(gm, l4, hole) || build_tss(gm, l4) ||
-        build_idt(gm, l4, sw->vector_stubs, sw->vector_stub_stride, false))
+        build_halt_idt(gm, l4, sw))
         return fail(e, "out of perch-private memory building the Switcher");
     return 0;
 }
@@ -277,7 +343,7 @@ static int build_user_view(struct guest_memory *gm, uint64_t kl4,
     uint8_t *trampoline;
 
     if (ul4 == INVALID_MFN ||
-        build_idt(gm, ul4, sw->user_vector_stubs, sw->user_vector_stub_stride, true) ||
+        build_user_idt(gm, ul4, sw) ||
         share_supervisor_page(gm, kl4, ul4, SW_EXC_STACK_VA) ||
         share_supervisor_page(gm, kl4, ul4, SW_IRQ_STACK_VA) ||
         share_supervisor_page(gm, kl4, ul4, SW_BP_STACK_VA) ||
@@ -307,8 +373,8 @@ static bool host_va_inside(const struct host_image_header *h, uint64_t va,
  * by design the guest kernel can reach the Host (design.md, Boundaries).
  */
 static int build_host(struct guest_memory *gm, uint64_t l4,
-                      const struct vm_images *img, struct hole *hole,
-                      struct error *e)
+                      const struct vm_images *img, bool cpl3_events,
+                      struct hole *hole, struct error *e)
 {
     const struct host_image_header *h = (const void *)img->host;
     uint64_t first;
@@ -319,11 +385,13 @@ static int build_host(struct guest_memory *gm, uint64_t l4,
         !host_va_inside(h, h->boot_entry, 16) ||
         !host_va_inside(h, h->user_vector_entries, 256 * h->vector_entry_stride) ||
         !host_va_inside(h, h->shared_page, sizeof(struct perch_shared)) ||
-        !host_va_inside(h, h->vector_entries, 256 * h->vector_entry_stride))
+        !host_va_inside(h, h->vector_entries, 256 * h->vector_entry_stride) ||
+        !host_va_inside(h, h->cpl3_vector_entries, 256 * h->cpl3_vector_entry_stride))
         return fail(e, "internal: the embedded Host image is malformed");
     first = map_new_range(gm, l4, HOST_IMAGE_VA, h->memory_bytes, HOST_RWX,
                           img->host, img->host_bytes);
-    if (first == INVALID_MFN || build_handoff(gm, l4, h))
+    if (first == INVALID_MFN || build_handoff(gm, l4, h) ||
+        build_kernel_idt(gm, l4, (const void *)img->switcher, h, cpl3_events))
         return fail(e, "out of perch-private memory loading the Host");
     hole->lstar = h->syscall_entry;
     hole->boot_entry = h->boot_entry;
@@ -369,7 +437,7 @@ static void mask_all_upcalls(struct shared_info *si)
 }
 
 int hole_build(struct guest_memory *gm, const struct vm_images *images,
-               struct hole *hole, struct error *e)
+               bool cpl3_events, struct hole *hole, struct error *e)
 {
     uint64_t l4 = gm_alloc_private(gm);
 
@@ -377,7 +445,7 @@ int hole_build(struct guest_memory *gm, const struct vm_images *images,
     if (l4 == INVALID_MFN)
         return fail(e, "out of perch-private memory");
     hole->template_l4_mfn = l4;
-    if (build_switcher(gm, l4, images, hole, e) || build_host(gm, l4, images, hole, e))
+    if (build_switcher(gm, l4, images, hole, e) || build_host(gm, l4, images, cpl3_events, hole, e))
         return -1;
     if (build_user_view(gm, l4, images, hole))
         return fail(e, "out of perch-private memory building the user view");

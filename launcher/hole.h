@@ -43,9 +43,11 @@ struct hole {
  * Host, M2P. */
 uint64_t hole_private_frames(uint64_t nr_pages);
 
-/* Load the Switcher and the Host and build the hole's tables. */
+/* Load the Switcher and the Host and build the hole's tables; with
+ * cpl3_events, the kernel view's IDT sends most vectors straight to the
+ * Host at CPL3 (launcher/hole.c, build_kernel_idt). */
 int hole_build(struct guest_memory *gm, const struct vm_images *images,
-               struct hole *hole, struct error *e);
+               bool cpl3_events, struct hole *hole, struct error *e);
 
 /* Copy the hole's slots into a guest-kernel L4 and record it as the kernel
  * CR3 the Host starts with. */

@@ -146,7 +146,8 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
     if (guest_memory_init(&l->gm, hole_private_frames(nr_pages), nr_pages))
         return fail(e, "cannot reserve %lu MiB for the guest", o->mem_mib);
     vm_images_get(&images);
-    if (hole_build(&l->gm, &images, &l->hole, e))
+    if (hole_build(&l->gm, &images, !(o->optimizations_off & PERCH_OPT_CPL3_EVENTS),
+                   &l->hole, e))
         return -1;
     cfg.shared_info_mfn = l->hole.shared_info_mfn;
     if (domain_build(&l->gm, &l->image, &cfg, &l->layout, e))
@@ -177,6 +178,7 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     l->hole.shared->boot.guest_rsi = l->layout.start_info_va;
     l->hole.shared->boot.strict = o->strict;
     l->hole.shared->boot.optimizations_off = o->optimizations_off;
+    l->hole.shared->boot.no_guest_isolation = o->no_guest_isolation;
     l->hole.shared->boot.console_port = PERCH_CONSOLE_PORT;
     if (kvm_vm_create(&l->vm, &l->gm, e) ||
         kvm_doorbell(&l->vm, l->hole.doorbell_gpa, &l->doorbell_fd, e))

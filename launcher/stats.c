@@ -22,6 +22,25 @@ static const char *const visit_names[PERCH_VISIT_COUNT] = {
     [PERCH_VISIT_SERVICE_EXIT] = "service: exit to Launcher",
     [PERCH_VISIT_SERVICE_HALT] = "service: halt (idle)",
     [PERCH_VISIT_USER_SYSCALL] = "guest-user syscall",
+    [PERCH_VISIT_SERVICE_CR2] = "service: read CR2",
+};
+
+/*
+ * Instructions the Switcher runs in ring 0 (each emulated, ~0.6 us) for one
+ * visit of each kind, counted in switcher/switcher.S; the CPU's event
+ * delivery and the iretq's return come on top. Exceptions and interrupts:
+ * the kernel view's stub / the user view's (which loads CR3); #PF adds 3 /
+ * 2 for CR2, an interrupt that ends a halt 1 for the IDT.
+ */
+static const char *const visit_instructions[PERCH_VISIT_COUNT] = {
+    [PERCH_VISIT_EXCEPTION] = "2 / 5",
+    [PERCH_VISIT_INTERRUPT] = "2 / 5",
+    [PERCH_VISIT_USER_SYSCALL] = "5",
+    [PERCH_VISIT_SERVICE_CR3] = "6",
+    [PERCH_VISIT_SERVICE_RESUME] = "6",
+    [PERCH_VISIT_SERVICE_CR2] = "8",
+    [PERCH_VISIT_SERVICE_EXIT] = "10",
+    [PERCH_VISIT_SERVICE_HALT] = "13",
 };
 
 const char *hypercall_name(unsigned nr)
@@ -65,6 +84,29 @@ static void print_visits(FILE *out, const struct perch_shared *sh)
         if (sh->stats.vectors[v])
             fprintf(out, "      vector %-21u %12lu\n", v, sh->stats.vectors[v]);
     fprintf(out, "    %-28s %12lu\n", "total", total);
+    fprintf(out, "  ring-0 instructions per visit (kernel view / user view):\n");
+    for (unsigned v = 0; v < PERCH_VISIT_COUNT; v++)
+        if (sh->stats.visits[v])
+            fprintf(out, "    %-28s %12s instructions\n", visit_names[v],
+                    visit_instructions[v]);
+}
+
+/* What reached the Host without ring 0, and what ring 0 was spared. */
+static void print_cpl3(FILE *out, const struct perch_shared *sh)
+{
+    uint64_t total = sh->stats.cpl3_user_syscalls;
+
+    fprintf(out, "  events at CPL3 (no ring 0):\n");
+    if (sh->stats.cpl3_user_syscalls)
+        fprintf(out, "    %-28s %12lu\n", "guest-user syscall", sh->stats.cpl3_user_syscalls);
+    for (unsigned v = 0; v < 256; v++) {
+        total += sh->stats.cpl3_vectors[v];
+        if (sh->stats.cpl3_vectors[v])
+            fprintf(out, "      vector %-21u %12lu\n", v, sh->stats.cpl3_vectors[v]);
+    }
+    fprintf(out, "    %-28s %12lu\n", "total", total);
+    fprintf(out, "    %-28s %12lu\n", "#PF address from the insn", sh->stats.pf_address_decoded);
+    fprintf(out, "    %-28s %12lu\n", "TLB flushes not needed", sh->stats.tlb_flushes_elided);
 }
 
 static void print_exits(FILE *out, const struct run_stats *run)
@@ -87,6 +129,7 @@ void stats_print(FILE *out, const struct perch_shared *shared,
     fprintf(out, "  vCPU TSC: %u kHz\n", run->tsc_khz);
     print_hypercalls(out, shared);
     print_visits(out, shared);
+    print_cpl3(out, shared);
     print_exits(out, run);
 }
 

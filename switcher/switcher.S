@@ -12,9 +12,11 @@
  *   - the user view has its own IDT: its stubs first load the kernel CR3
  *     (the Host lives only in kernel views), keeping the guest's rax in a
  *     slot: five instructions.
+ *   - with CPL3 events on (the default), the kernel view's IDT sends most
+ *     vectors straight to the Host through DPL3 gates: none of this runs.
  *   - int3 from the Host's service gates asks for a privileged step: resume
- *     a frame (rsp and rflags.IF restored), load CR3 then resume, or leave
- *     the VM for the Launcher.
+ *     a frame (rsp and rflags.IF restored), load CR3 then resume, read CR2,
+ *     sleep until an interrupt, or leave the VM for the Launcher.
  *   - NMI, #DF and #MC are fatal: they tell the Launcher and stop.
  */
 #include "../abi/layout.h"
@@ -36,6 +38,7 @@
     .quad USER_STUB_STRIDE
     .quad 0x1000                    /* gates_offset */
     .quad 0x2000                    /* code_offset */
+    .quad halt_wake_stubs
 
 /*
  * ---- Service gates, kernel view only (SW_GATE_VA) ----
@@ -55,21 +58,35 @@ gate_exit:
     int3
     ret                             /* back to the Host's `call` */
     .balign 16
-    .global gate_halt, halt_wake
+    .global gate_halt, halt_wake, gate_read_cr2
 gate_halt:
     int3
     ret
     .balign 16
-/* Reached from bp_entry in ring 0: sleep until an interrupt. sti takes
+gate_read_cr2:
+    int3
+    ret                             /* rax = CR2 */
+    .balign 16
+/*
+ * Reached from bp_entry in ring 0: sleep until an interrupt. The kernel
+ * view's IDT may hold DPL3 gates, which must never fire in ring 0 (the
+ * interrupted ring-0 code would resume demoted to CPL3), so the halt runs
+ * on an IDT of ring-0 gates whose stubs put the kernel IDT back. sti takes
  * effect after hlt starts, so no wake-up is lost. The interrupt's frame
- * shows SW_HALT_WAKE_RIP; the Host then resumes gate_halt's caller. */
+ * shows SW_HALT_WAKE_RIP; the Host then resumes gate_halt's caller.
+ */
 halt_code:
+    lidt halt_idtr(%rip)
+    .org SW_HALT_WAKE_RIP - SW_GATE_VA - 2, 0x90
     sti
     hlt
 halt_wake:
-    cli
-    iretq
+    ud2                             /* the wake-up never returns here */
 
+    .balign 16
+halt_idtr:
+    .word 4095
+    .quad SW_HALT_IDT_VA
 
     .text
 
@@ -124,17 +141,28 @@ user_vector_stubs:
     .set vec, vec + 1
     .endr
 
-/* int3: a service request from a gate, or a guest breakpoint for the Host. */
+/*
+ * int3: a service request from a gate, or a guest breakpoint for the Host.
+ * CR3_RESUME first: it ends every entry to guest user and every flush.
+ */
 bp_entry:
-    cmpl $LOW32(SW_GATE_RESUME + 1), (%rsp)
-    je svc_resume
     cmpl $LOW32(SW_GATE_CR3_RESUME + 1), (%rsp)
     je svc_cr3_resume
+    cmpl $LOW32(SW_GATE_RESUME + 1), (%rsp)
+    je svc_resume
+    cmpl $LOW32(SW_GATE_READ_CR2 + 1), (%rsp)
+    je svc_read_cr2
     cmpl $LOW32(SW_GATE_EXIT + 1), (%rsp)
     je svc_exit
     cmpl $LOW32(SW_GATE_HALT + 1), (%rsp)
     je halt_code
     movabs $HANDOFF(3), %rsp
+    iretq
+
+/* A #PF delivered at CPL3 cannot read CR2: the Host asks here when it
+ * cannot prove the address from the instruction. */
+svc_read_cr2:
+    mov %cr2, %rax
     iretq
 
 /* The Host's rsp at the int3 points at the frame to resume. */
@@ -153,6 +181,28 @@ svc_cr3_resume:
 svc_exit:
     out %al, $PERCH_EXIT_PORT
     iretq
+
+/*
+ * ---- The halt IDT's interrupt stubs, STUB_STRIDE bytes apart ----
+ * An interrupt that ends a halt: the kernel IDT goes back, then the usual
+ * handoff to the Host's ring-0-path entry for the vector.
+ */
+    .balign STUB_STRIDE
+    .global halt_wake_stubs
+halt_wake_stubs:
+    .set vec, 0
+    .rept 256
+    .balign STUB_STRIDE
+    lidt kernel_idtr(%rip)
+    movabs $HANDOFF(vec), %rsp
+    iretq
+    .set vec, vec + 1
+    .endr
+
+    .balign 16
+kernel_idtr:
+    .word 4095
+    .quad SW_IDT_VA
 
 fatal_entry:
     out %al, $PERCH_FATAL_PORT

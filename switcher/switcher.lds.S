@@ -14,3 +14,4 @@ SECTIONS
 
 ASSERT(gate_halt == SW_GATE_HALT, "gate_halt is not at SW_GATE_HALT")
 ASSERT(halt_wake == SW_HALT_WAKE_RIP, "halt_wake is not at SW_HALT_WAKE_RIP")
+ASSERT(gate_read_cr2 == SW_GATE_READ_CR2, "gate_read_cr2 is not at SW_GATE_READ_CR2")

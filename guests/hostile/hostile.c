@@ -25,7 +25,7 @@ const char guest_name[] = "hostile";
 
 /* ring0.S */
 void ring0_run(const void *body);
-extern char r0_probe[], r0_out80[], r0_hang[], r0_triple[];
+extern char r0_probe[], r0_out80[], r0_hang[], r0_triple[], r0_timer_sti[];
 extern uint64_t ring0_cs, ring0_cr0;
 
 static const struct host_image_header *const header =
@@ -343,9 +343,9 @@ static void attack_host_code_hlt(const char *name)
     survived(name);
 }
 
-/* The Host's #UD entry as well as LSTAR: every #UD comes back to a ud2.
- * The guest livelocks in exceptions; the Launcher must still obey
- * SIGTERM. */
+/* The Host's #UD entries (through the Switcher and through the DPL3 gate)
+ * as well as LSTAR: every #UD comes back to a ud2. The guest livelocks in
+ * exceptions; the Launcher must still obey SIGTERM. */
 static void attack_host_livelock(const char *name)
 {
     static const uint8_t ud2[] = { 0x0f, 0x0b };
@@ -355,6 +355,8 @@ static void attack_host_livelock(const char *name)
     wait_drained();
     overwrite(header->vector_entries + 6 * header->vector_entry_stride, ud2,
               sizeof(ud2));
+    overwrite(header->cpl3_vector_entries + 6 * header->cpl3_vector_entry_stride,
+              ud2, sizeof(ud2));
     overwrite(header->syscall_entry, ud2, sizeof(ud2));
     hc_console_write("x", 1);
     for (;;)
@@ -461,6 +463,13 @@ static void attack_ring0_triple(const char *name)
 {
     wait_drained();
     ring0_run(r0_triple);
+    survived(name);
+}
+
+static void attack_ring0_interrupt(const char *name)
+{
+    wait_drained();
+    ring0_run(r0_timer_sti);
     survived(name);
 }
 
@@ -651,6 +660,7 @@ static const struct {
     { "gate_resume_forged", attack_gate_resume_forged },
     { "ring0_triple", attack_ring0_triple },
     { "ring0_hang", attack_ring0_hang },
+    { "ring0_interrupt", attack_ring0_interrupt },
     { "mmio", attack_mmio },
     { "doorbell", attack_doorbell },
     { "doorbell_wide", attack_doorbell_wide },

@@ -13,6 +13,9 @@
  *   r0_out80     `out` to port 0x80: an I/O exit the Launcher never expects
  *   r0_hang      cli; hlt forever: the vCPU sleeps in KVM for good
  *   r0_triple    load an empty IDT, then ud2: #UD, #GP, #DF, triple fault
+ *   r0_timer_sti arm the local APIC timer for 1 us, then spin with
+ *                interrupts on: the timer finds ring 0 (through a DPL3
+ *                gate, with CPL3 events)
  */
 #include "../../abi/layout.h"
 
@@ -74,6 +77,13 @@ r0_hang:
     cli
 1:  hlt
     jmp 1b
+
+    .global r0_timer_sti
+r0_timer_sti:
+    movabs $(HOST_APIC_VA + 0x380), %rax    /* APIC_TIMER_INIT, in ns */
+    movl $1000, (%rax)
+    sti
+1:  jmp 1b
 
     .global r0_triple
 r0_triple:

@@ -6,12 +6,19 @@
  * registers as a struct cpu_regs on the Host stack, calls host_hypercall()
  * and returns to the guest with a plain `jmp`: no ring 0 at all.
  *
- * Traps: the Switcher's stub for vector N iretq's to host_vector_entries +
+ * Events through DPL3 gates (CPL3 events, the default for the kernel
+ * view): the CPU itself pushes its frame at the top of the vector's IST page
+ * and enters host_cpl3_vector_entries + N * 32 at CPL3, no ring 0 at all;
+ * the entry moves to a Host stack and copies the frame into a struct
+ * cpu_regs.
+ *
+ * Events through the Switcher (the user view, int3, and everything with
+ * --no-cpl3-events): the stub for vector N iretq's to host_vector_entries +
  * N * 16 on the Host stack (interrupts: the IRQ stack), with the guest's
  * registers untouched and the CPU's frame left at the top of that vector's
- * IST page; the entry copies it into a struct cpu_regs and calls host_trap().
- * Leaving goes through the Switcher's RESUME gate, which restores rsp and
- * the interrupt flag with one iretq.
+ * IST page; the entry copies it the same way.
+ *
+ * Leaving is host/guest_resume.c's choice of the three ways at the end.
  */
 #include "../../abi/layout.h"
 #include "../../lib/gprs.h"
@@ -71,7 +78,7 @@ host_boot_entry:
     pushq \top-40(%rip)
     SAVE_GPRS
     mov %rsp, %rdi
-    call \handler          /* does not return: it leaves through host_return */
+    call \handler          /* does not return: it leaves through guest_resume */
     ud2
 .endm
 
@@ -84,6 +91,43 @@ host_boot_entry:
     TRAP_COMMON user_trap_exception_error, switcher_exc_frame, 1, host_trap_user
     TRAP_COMMON user_trap_breakpoint, switcher_user_bp_frame, 0, host_trap_user
     TRAP_COMMON user_trap_interrupt, switcher_irq_frame, 0, host_trap_user
+    TRAP_COMMON cpl3_exception, switcher_exc_frame, 0, host_trap_cpl3
+    TRAP_COMMON cpl3_exception_error, switcher_exc_frame, 1, host_trap_cpl3
+
+/*
+ * An interrupt through a DPL3 trap gate: IF stays on, so it may find the
+ * Host at work, even inside another interrupt's handler once that one has
+ * acknowledged its vector. If the interrupted rsp is on a Host stack, the
+ * handler goes on below it (the Host has no red zone); otherwise it takes
+ * the IRQ stack. Its frame on the IRQ IST page is safe until the
+ * acknowledgement: the local APIC holds back every vector of the same
+ * priority class (timer and back end share class 14) until then.
+ */
+cpl3_interrupt:
+    push %rax
+    push %rcx
+    mov switcher_irq_frame-16(%rip), %rax     /* the interrupted rsp */
+    lea host_stack(%rip), %rcx
+    cmp %rcx, %rax
+    jb 1f
+    lea host_irq_stack_top(%rip), %rcx
+    cmp %rcx, %rax
+    jbe 2f
+1:  lea host_irq_stack_top(%rip), %rax
+2:  mov %rax, %rsp
+    pushq switcher_irq_frame-48(%rip)         /* vector */
+    pushq $0                                  /* error code */
+    pushq switcher_irq_frame-8(%rip)
+    pushq switcher_irq_frame-16(%rip)
+    pushq switcher_irq_frame-24(%rip)
+    pushq switcher_irq_frame-32(%rip)
+    pushq switcher_irq_frame-40(%rip)
+    mov switcher_irq_frame-64(%rip), %rcx
+    mov switcher_irq_frame-56(%rip), %rax
+    SAVE_GPRS
+    mov %rsp, %rdi
+    call host_interrupt_cpl3
+    ud2
 
 /* Vectors 8, 10-14, 17, 21, 29 and 30 push an error code. */
 #define HAS_ERROR(v) ((v) == 8 || ((v) >= 10 && (v) <= 14) || (v) == 17 || \
@@ -118,27 +162,55 @@ host_user_vector_entries:
     VECTOR_ENTRIES user_trap_
 
 /*
- * Leaving the Host for the guest, three ways (host/world.c chooses):
- *
- * env_resume(regs): through the RESUME gate, one ring-0 visit; needed when
- *   the interrupt flag must come back on (the Host ran an interrupt with it
- *   off) or the frame is not the guest kernel's.
- * env_resume_cr3(regs, cr3): through the CR3_RESUME gate: load cr3 (which
- *   flushes the TLB) and resume, one visit: entering guest user, or a
- *   pending flush. rax and the frame go to SW_RESUME_FRAME first, since
- *   the Host's stack is not mapped in a user view.
- * env_return_native(regs): no ring 0 at all: every register restored, then
- *   popf, the guest's rsp and a jmp. Only for guest-kernel frames in the
- *   current address space, with the interrupt flag already on.
+ * The DPL3 gates' entries, 32 bytes apart. Exceptions come only from guest
+ * code (the Host never faults on purpose), so the Host stack is free;
+ * interrupts choose their stack in cpl3_interrupt.
  */
-    .global env_resume
-env_resume:
+    .balign 32
+    .global host_cpl3_vector_entries
+host_cpl3_vector_entries:
+    .set vec, 0
+    .rept 256
+    .balign 32
+    .if vec >= 32
+    pushq $vec
+    jmp cpl3_interrupt
+    .else
+    lea host_stack_top(%rip), %rsp
+    pushq $vec
+    .if HAS_ERROR(vec)
+    jmp cpl3_exception_error
+    .else
+    jmp cpl3_exception
+    .endif
+    .endif
+    .set vec, vec + 1
+    .endr
+
+/*
+ * Leaving the Host for the guest, three ways (host/guest_resume.c chooses):
+ *
+ * switcher_resume(regs): through the RESUME gate, one ring-0 visit; needed
+ *   when the interrupt flag must come back on (the Host ran an interrupt
+ *   with it off) or the frame is the Host's own.
+ * switcher_resume_cr3(regs, cr3): through the CR3_RESUME gate: load cr3
+ *   (which flushes the TLB) and resume, one visit: entering guest user, or
+ *   a pending flush. rax and the frame go to SW_RESUME_FRAME first, since
+ *   the Host's stack is not mapped in a user view.
+ * resume_native(regs): no ring 0 at all: every register restored, then
+ *   popf, the guest's rsp and a jmp. For guest frames in the current
+ *   address space, with the interrupt flag already on. native_rip is safe
+ *   to share: only an interrupt can come between its store and the jmp,
+ *   and an interrupt that finds the Host leaves through switcher_resume.
+ */
+    .global switcher_resume
+switcher_resume:
     mov %rdi, %rsp
     RESTORE_GPRS
     jmp switcher_gate_resume
 
-    .global env_resume_cr3
-env_resume_cr3:
+    .global switcher_resume_cr3
+switcher_resume_cr3:
     mov %rsi, resume_cr3(%rip)
     lea switcher_resume_frame(%rip), %rax
     .irp word, 0, 1, 2, 3, 4, 5     /* rax, rip, cs, rflags, rsp, ss */
@@ -151,8 +223,8 @@ env_resume_cr3:
     mov resume_cr3(%rip), %rax
     jmp switcher_gate_cr3_resume
 
-    .global env_return_native
-env_return_native:
+    .global resume_native
+resume_native:
     mov %rdi, %rsp
     mov 15*8(%rsp), %rax
     mov %rax, native_rip(%rip)
@@ -207,7 +279,7 @@ native_rip:
 host_stack:
     .skip 16384
     .global host_stack_top
-host_stack_top:
+host_stack_top:                     /* the IRQ stack follows: one range */
 host_irq_stack:
     .skip 8192
     .global host_irq_stack_top

@@ -34,13 +34,26 @@ void env_set_kernel_cr3_slot(uint64_t cr3)
     *(volatile uint64_t *)SW_KERNEL_CR3_SLOT = cr3;
 }
 
-/* The kernel-view #PF stub pushes CR2 below the CPU's frame; the user-view
- * one stores it in a slot. */
-uint64_t env_fault_address(bool from_user)
+static uint64_t read_cr2(void)
 {
-    if (from_user)
+    uint64_t cr2;
+
+    perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR2]++;
+    __asm__ volatile("call switcher_gate_read_cr2" : "=a"(cr2) :: "memory");
+    return cr2;
+}
+
+uint64_t env_fault_address(enum fault_address_source from)
+{
+    switch (from) {
+    case FAULT_ADDRESS_USER_STUB:
         return *(volatile uint64_t *)SW_CR2_SLOT;
-    return *(volatile uint64_t *)(SW_STACK_TOP(SW_EXC_STACK_VA) - 56);
+    case FAULT_ADDRESS_KERNEL_STUB:
+        return *(volatile uint64_t *)(SW_STACK_TOP(SW_EXC_STACK_VA) - 56);
+    case FAULT_ADDRESS_CR2:
+        break;
+    }
+    return read_cr2();
 }
 
 void env_write_fs_base(uint64_t base)

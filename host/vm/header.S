@@ -13,3 +13,5 @@
     .quad host_boot_entry
     .quad host_stack_top
     .quad host_irq_stack_top
+    .quad host_cpl3_vector_entries
+    .quad 32

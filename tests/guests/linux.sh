@@ -11,11 +11,12 @@
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/perch
 [ "${CACHE#/}" != "$CACHE" ] || CACHE=$HOME/.cache/perch   # XDG: absolute only
 
-# linux_run NAME CMD...: perch run -- CMD with the default kernel.
+# linux_run NAME PERCH_OPTIONS... -- CMD...: perch run -- CMD with the
+# default kernel.
 linux_run() {
     local name=$1
     shift
-    timeout 120 "$PERCH" run -- "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null
+    timeout 120 "$PERCH" run "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null
     status=$?
 }
 
@@ -29,7 +30,7 @@ expect_guest_status() {
     fi
 }
 
-linux_run uname /bin/sh -c 'uname -a; echo ok'
+linux_run uname -- /bin/sh -c 'uname -a; echo ok'
 if grep -q "cannot fetch Debian's cloud kernel" "$TMP/uname.err"; then
     echo "SKIP linux: $(grep -m1 '^perch: ' "$TMP/uname.err")"
     exit 0
@@ -39,19 +40,44 @@ if grep -q '^perch: note: no busybox' "$TMP/uname.err" || [ ! -f "$CACHE/busybox
 else
     pass linux/busybox
 fi
-expect_guest_status uname 0
-# uname's own line (the kernel's log lines start with a timestamp).
-expect_line uname out '^Linux .*6\.1\..*Debian'
-expect_line uname out '^ok[[:space:]]*$'   # the tty may add \r
-if grep -q 'perch-exit' "$TMP/uname.out"; then
-    fail linux/exit_report_hidden "the exit report reached stdout"
+
+# The same in every mode the switches give: the defaults, guest processes
+# without isolation, and events through ring 0 as before CPL3 events.
+for opts in "" --no-guest-isolation --no-cpl3-events; do
+    m=$(printf '%s' "$opts" | tr -c 'a-z0-9' '_')
+    [ -z "$opts" ] || linux_run "uname$m" $opts -- /bin/sh -c 'uname -a; echo ok'
+    expect_guest_status "uname$m" 0
+    # uname's own line (the kernel's log lines start with a timestamp).
+    expect_line "uname$m" out '^Linux .*6\.1\..*Debian'
+    expect_line "uname$m" out '^ok[[:space:]]*$'   # the tty may add \r
+    if grep -q 'perch-exit' "$TMP/uname$m.out"; then
+        fail "linux$m/exit_report_hidden" "the exit report reached stdout"
+    else
+        pass "linux$m/exit_report_hidden"
+    fi
+
+    linux_run "exit7$m" $opts -- /bin/sh -c 'exit 7'
+    expect_guest_status "exit7$m" 7
+
+    linux_run "not_found$m" $opts -- /no/such/command
+    expect_guest_status "not_found$m" 127
+    expect_line "not_found$m" out "cannot run '/no/such/command'"
+
+    # A fork, exec, pipe and page-fault workload, checked by its output.
+    linux_run "work$m" $opts -- /bin/sh -c \
+        'i=0; while [ $i -lt 20 ]; do echo "line $i"; i=$((i+1)); done | sort -r | head -n 3 | md5sum; seq 1 3000 | tr -d 0 | wc -c'
+    expect_guest_status "work$m" 0
+    expect_line "work$m" out "^$(for i in 9 8 7; do echo "line $i"; done | md5sum | cut -d' ' -f1)  -"
+    expect_line "work$m" out "^$(seq 1 3000 | tr -d 0 | wc -c)[[:space:]]*$"
+done
+
+# Without isolation a guest-user system call reaches the guest kernel with
+# no ring-0 visit: --stats counts them at CPL3.
+linux_run stats_noiso --stats --no-guest-isolation -- /bin/true
+expect_guest_status stats_noiso 0
+expect_line stats_noiso err '^ +guest-user syscall +[1-9][0-9]*$'
+if sed -n '/Switcher visits/,/total/p' "$TMP/stats_noiso.err" | grep -q 'guest-user syscall'; then
+    fail linux/no_isolation_syscalls_skip_ring0 "a guest-user syscall went through ring 0"
 else
-    pass linux/exit_report_hidden
+    pass linux/no_isolation_syscalls_skip_ring0
 fi
-
-linux_run exit7 /bin/sh -c 'exit 7'
-expect_guest_status exit7 7
-
-linux_run not_found /no/such/command
-expect_guest_status not_found 127
-expect_line not_found out "cannot run '/no/such/command'"

@@ -40,8 +40,8 @@ for mode in default strict; do
     done
     pf_total=$(sed -n 's/^mmu: trapped PTE writes emulated [0-9]*, faults delivered [0-9]*, #PF total \([0-9]*\)$/\1/p' "$TMP/$name.out")
     emulated=$(sed -n 's/^mmu: trapped PTE writes emulated \([0-9]*\),.*/\1/p' "$TMP/$name.out")
-    # Every trapped write and every #PF the guest took is one ring-0 visit
-    # for vector 14.
+    # Every trapped write and every #PF the guest took is one event for
+    # vector 14 (at CPL3, or a ring-0 visit with --no-cpl3-events).
     check_equal "$name/stats_page_faults" "$(stat 'vector 14')" "$pf_total"
     # The page-table counters of --stats ("page-table updates:"): entries
     # written by hypercalls, and trapped writes emulated.

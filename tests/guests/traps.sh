@@ -1,23 +1,32 @@
-# Each exception goes through its Switcher stub into the Host with the CPU's
-# frame intact: perch names the vector and the rip the guest reported (for
-# int3, which is a trap, the next instruction), counts one visit, and stops
-# the guest with status 5, since no trap table exists yet.
+# Each exception reaches the Host with the CPU's frame intact: perch names
+# the vector and the rip the guest reported (for int3, which is a trap, the
+# next instruction), counts it, and stops the guest with status 5, since no
+# trap table exists yet. With CPL3 events (the default) the exception comes
+# through a DPL3 gate with no ring-0 visit (#PF: one, to read CR2; int3
+# always goes through the Switcher); with --no-cpl3-events, through the
+# Switcher's stub: one visit.
 . tests/lib.sh
 
-# check_trap NAME VECTOR RIP_OFFSET ERROR
+# check_trap NAME VECTOR RIP_OFFSET ERROR VISITS [PERCH_OPTIONS...]
 check_trap() {
-    local name=$1 vector=$2 offset=$3 error=$4 rip want
-    perch_run "trap_$name" run --stats --cmdline "trap=$name" "$GUESTS/traps.elf"
-    expect_status "trap_$name" 5
-    rip=$(sed -n 's/^traps: taking .* at rip \([0-9a-f]*\)$/\1/p' "$TMP/trap_$name.out")
+    local name=$1 vector=$2 offset=$3 error=$4 visits=$5 rip want run
+    shift 5
+    run=trap_$name$(printf '%s' "$*" | tr -c 'a-z0-9' '_')
+    perch_run "$run" run --stats "$@" --cmdline "trap=$name" "$GUESTS/traps.elf"
+    expect_status "$run" 5
+    rip=$(sed -n 's/^traps: taking .* at rip \([0-9a-f]*\)$/\1/p' "$TMP/$run.out")
     want=$(printf '%x' $((0x${rip:-0} + offset)))
-    expect_line "trap_$name" err "\\(vector $vector\\) at rip $want, error $error,"
-    expect_line "trap_$name" err "^ +vector $vector +1$"
-    expect_line "trap_$name" err "^ +exception +1$"
+    expect_line "$run" err "\\(vector $vector\\) at rip $want, error $error,"
+    expect_line "$run" err "^ +vector $vector +1$"
+    # The exit that reports the stop is the one other visit.
+    expect_line "$run" err "^ +total +$((visits + 1))$"
 }
 
-check_trap ud 6 0 0
-check_trap bp 3 1 0
-check_trap gp 13 0 0
-check_trap pf 14 0 0   # a kernel-mode fault: the user bit is cleared, as Xen does
-check_trap de 0 2 0
+for opts in "" --no-cpl3-events; do
+    if [ -n "$opts" ]; then ring0=1 pf=1; else ring0=0 pf=1; fi
+    check_trap ud 6 0 0 $ring0 $opts
+    check_trap bp 3 1 0 1 $opts
+    check_trap gp 13 0 0 $ring0 $opts
+    check_trap pf 14 0 0 $pf $opts   # a kernel-mode fault: the user bit is cleared, as Xen does
+    check_trap de 0 2 0 $ring0 $opts
+done

@@ -43,7 +43,7 @@ unsigned host_env_exits;
 uint64_t host_env_syscall_entry = HOST_IMAGE_VA + 0x1000;
 uint64_t host_env_user_rax;
 uint64_t host_env_kernel_cr3_slot;
-uint64_t host_env_fault_address[2];
+uint64_t host_env_fault_address[3];
 uint64_t host_env_fs_base, host_env_gs_base;
 
 /* A Host that keeps asking is stuck in a loop: no test needs this many. */
@@ -87,7 +87,7 @@ void host_env_reset(uint64_t frames)
     host_env_syscall_entry = HOST_IMAGE_VA + 0x1000;
     host_env_user_rax = 0;
     host_env_kernel_cr3_slot = 0;
-    host_env_fault_address[0] = host_env_fault_address[1] = 0;
+    memset(host_env_fault_address, 0, sizeof(host_env_fault_address));
     host_env_fs_base = host_env_gs_base = 0;
 }
 
@@ -305,18 +305,18 @@ static _Noreturn void leave(enum host_env_exit kind, struct cpu_regs *regs)
     abort();
 }
 
-__attribute__((weak)) _Noreturn void env_resume(struct cpu_regs *regs)
+__attribute__((weak)) _Noreturn void switcher_resume(struct cpu_regs *regs)
 {
     leave(HOST_ENV_EXIT_RESUME, regs);
 }
 
-__attribute__((weak)) _Noreturn void env_resume_cr3(struct cpu_regs *regs, uint64_t cr3)
+__attribute__((weak)) _Noreturn void switcher_resume_cr3(struct cpu_regs *regs, uint64_t cr3)
 {
     host_env_exit_cr3 = cr3;
     leave(HOST_ENV_EXIT_RESUME_CR3, regs);
 }
 
-__attribute__((weak)) _Noreturn void env_return_native(struct cpu_regs *regs)
+__attribute__((weak)) _Noreturn void resume_native(struct cpu_regs *regs)
 {
     leave(HOST_ENV_EXIT_RETURN_NATIVE, regs);
 }
@@ -336,9 +336,9 @@ __attribute__((weak)) void env_set_kernel_cr3_slot(uint64_t cr3)
     host_env_kernel_cr3_slot = cr3;
 }
 
-__attribute__((weak)) uint64_t env_fault_address(bool from_user)
+__attribute__((weak)) uint64_t env_fault_address(enum fault_address_source from)
 {
-    return host_env_fault_address[from_user ? 1 : 0];
+    return host_env_fault_address[from];
 }
 
 __attribute__((weak)) void env_write_fs_base(uint64_t base)

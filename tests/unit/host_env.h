@@ -141,7 +141,7 @@ extern jmp_buf *host_env_stop_jmp;
 
 /*
  * The rest of host/env.h, for the world switch: leaving for the guest
- * (env_resume, env_resume_cr3, env_return_native) records how and with
+ * (switcher_resume, switcher_resume_cr3, resume_native) records how and with
  * what, then does not return either (HOST_ENV_EXPECT_STOP catches it,
  * host_env_exit_kind says which); the Switcher's slots and the segment
  * bases are plain variables.
@@ -161,7 +161,7 @@ extern unsigned host_env_exits;                 /* resumes and returns */
 extern uint64_t host_env_syscall_entry;         /* env_syscall_entry() */
 extern uint64_t host_env_user_rax;              /* env_user_rax() */
 extern uint64_t host_env_kernel_cr3_slot;       /* env_set_kernel_cr3_slot() */
-extern uint64_t host_env_fault_address[2];      /* [from_user] */
+extern uint64_t host_env_fault_address[3];      /* [enum fault_address_source] */
 extern uint64_t host_env_fs_base, host_env_gs_base;
 
 #endif

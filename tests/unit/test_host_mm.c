@@ -397,6 +397,7 @@ static void tlb_flushes(void)
     uint64_t *mask;
 
     CHECK(setup(false) == 0);
+    vcpu0.tlb_stale = true;    /* something to flush (test_host_tlb.c: when not) */
     for (unsigned i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
         vcpu0.pending = 0;
         CHECK(ext1(cmds[i], DATA_VA, 0) == 0);
@@ -427,7 +428,7 @@ static void new_baseptr(void)
     entry(FREE_MFN, 5)[0] = ((FREE_MFN + 1) << 12) | KPT;   /* a new, unchecked slot */
     CHECK(ext1(MMUEXT_NEW_BASEPTR, FREE_MFN, 0) == 0);
     CHECK(vcpu0.kernel_cr3 == FREE_MFN << 12);
-    CHECK(host_env_kernel_cr3_slot == FREE_MFN << 12);   /* world_set_kernel_cr3 */
+    CHECK(host_env_kernel_cr3_slot == FREE_MFN << 12);   /* guest_set_kernel_cr3 */
     CHECK(vcpu0.pending == PENDING_TLB_FLUSH);
     CHECK(kernel_view(FREE_MFN));
     CHECK(*entry(FREE_MFN, 5) == (((FREE_MFN + 1) << 12) | KPT | PTE_US));

@@ -1,0 +1,28 @@
+/*
+ * Which guest mode runs, kernel or user, and the address spaces each needs.
+ * The way back to the guest is host/guest_resume.h.
+ */
+#ifndef PERCH_GUEST_MODE_H
+#define PERCH_GUEST_MODE_H
+
+#include "host.h"
+#include "vcpu.h"
+
+/* Switch guest mode (and the GS base with it); the matching address space
+ * is loaded on the way out. */
+void guest_enter_kernel(void);
+void guest_enter_user(void);
+
+/* Whether guest user runs on the kernel's own L4 (--no-guest-isolation). */
+bool guest_isolation_off(void);
+
+/* The vCPU starts in guest-kernel mode with this CR3 already loaded. */
+void guest_mode_start(uint64_t kernel_cr3, bool isolation_off);
+
+/* Make the guest kernel's new base pointer the one the Switcher loads. */
+void guest_set_kernel_cr3(uint64_t cr3);
+
+/* An event from a user view has brought the kernel CR3 with it. */
+void guest_arrived_from_user(void);
+
+#endif

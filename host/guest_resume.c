@@ -1,0 +1,76 @@
+/* The way back to the guest, and the choice between the Switcher's exits. */
+#include "guest_resume.h"
+
+#include "bounce.h"
+#include "env.h"
+#include "evtchn.h"
+#include "guest_mode.h"
+#include "tlb.h"
+#include "vcpu.h"
+
+void guest_resume_needs_interrupts_on(void)
+{
+    vcpu0.interrupts_off = true;
+}
+
+/* The guest never runs with the real interrupt flag off: its virtual IF is
+ * the upcall mask. Nor with IOPL above 0, TF, NT or RF: kept are the
+ * arithmetic flags, DF, AC and ID. */
+static void sanitise_flags(struct cpu_regs *regs)
+{
+    regs->rflags = (regs->rflags & 0x240cd5) | 0x202;
+}
+
+/* Pending events go to the guest kernel's event callback, with events
+ * masked, as Xen's upcall does: on every return to the guest. */
+static void deliver_upcall(struct cpu_regs *regs)
+{
+    if (!vcpu0.event_callback || !evtchn_upcall_due())
+        return;
+    if (bounce_to_guest(regs, vcpu0.event_callback, BOUNCE_DISABLE_EVENTS, 0))
+        host_fatal("an event is due but the guest kernel's stack (rsp %lx) "
+                   "cannot take the frame", regs->rsp);
+}
+
+/* Load cr3 on the way out: it flushes whatever was pending too. */
+static _Noreturn void resume_loading(struct cpu_regs *regs, uint64_t cr3)
+{
+    tlb_flushed();
+    perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3]++;
+    switcher_resume_cr3(regs, cr3);
+}
+
+/*
+ * [T1.4] Guest user in its own view is always entered through CR3_RESUME;
+ * the next event from user mode brings the kernel CR3 back
+ * (guest_arrived_from_user). Without guest isolation, user runs on the
+ * kernel's L4 and leaves like a kernel frame.
+ */
+_Noreturn void guest_resume(struct cpu_regs *regs)
+{
+    bool restore_if = vcpu0.interrupts_off;
+
+    vcpu0.interrupts_off = false;
+    deliver_upcall(regs);
+    sanitise_flags(regs);
+    if (!vcpu0.in_kernel && !vcpu0.isolation_off) {
+        vcpu0.loaded_cr3 = vcpu0.user_cr3;
+        resume_loading(regs, vcpu0.user_cr3);
+    }
+    if (vcpu0.kernel_cr3 != vcpu0.loaded_cr3 || (vcpu0.pending & PENDING_TLB_FLUSH)) {
+        vcpu0.loaded_cr3 = vcpu0.kernel_cr3;
+        resume_loading(regs, vcpu0.kernel_cr3);
+    }
+    if (restore_if || (optimizations_off & PERCH_OPT_NATIVE_RETURN)) {
+        perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
+        switcher_resume(regs);
+    }
+    resume_native(regs);
+}
+
+_Noreturn void host_resume_interrupted(struct cpu_regs *regs)
+{
+    vcpu0.interrupts_off = false;
+    perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
+    switcher_resume(regs);
+}
