@@ -23,7 +23,7 @@
 #define PERCH_ABI_LAYOUT_H
 
 /* Constants are shared with assembly and linker scripts, hence U64(). */
-#include "xen.h"
+#include "xen/xen.h"
 #ifdef __ASSEMBLER__
 #define U64(x) x
 #else

@@ -2,19 +2,10 @@
  * Where the guest kernel wants its traps and events delivered:
  * set_trap_table, set_callbacks, callback_op, stack_switch.
  */
+#include "../abi/xen/callback.h"
 #include "emulate.h"
 #include "host.h"
 #include "vcpu.h"
-
-struct trap_info {
-    uint8_t vector;
-    uint8_t flags;      /* bits 0-1: DPL for `int`; bit 2: disable events */
-    uint16_t cs;
-    uint64_t address;
-};
-_Static_assert(sizeof(struct trap_info) == 16, "trap_info");
-
-#define TRAP_INFO_DISABLES_EVENTS 4
 
 /* The table ends at an entry whose address is 0; a NULL table clears all. */
 long do_set_trap_table(uint64_t table, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
@@ -33,7 +24,7 @@ long do_set_trap_table(uint64_t table, uint64_t a2, uint64_t a3, uint64_t a4, ui
             return 0;
         vcpu0.traps[ti.vector] = (struct trap_entry){
             .address = ti.address, .cs = ti.cs,
-            .disables_events = ti.flags & TRAP_INFO_DISABLES_EVENTS,
+            .disables_events = ti.flags & TI_DISABLES_EVENTS,
         };
     }
 }
@@ -47,21 +38,6 @@ long do_set_callbacks(uint64_t event, uint64_t failsafe, uint64_t syscall,
     vcpu0.syscall_callback = syscall;
     return 0;
 }
-
-#define CALLBACKOP_register   0
-#define CALLBACKOP_unregister 1
-#define CALLBACKTYPE_event    0
-#define CALLBACKTYPE_failsafe 1
-#define CALLBACKTYPE_syscall  2
-#define CALLBACKTYPE_nmi      4
-#define CALLBACKF_mask_events (1u << 0)
-
-struct callback_register {
-    uint16_t type;
-    uint16_t flags;
-    uint32_t pad;
-    uint64_t address;
-};
 
 static long set_callback(const struct callback_register *cb)
 {
@@ -90,7 +66,7 @@ long do_callback_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64
     (void)a3, (void)a4, (void)a5;
     if (cmd != CALLBACKOP_register && cmd != CALLBACKOP_unregister)
         return -XEN_ENOSYS;
-    if (copy_from_guest(&cb, arg, cmd == CALLBACKOP_register ? sizeof(cb) : 2))
+    if (copy_from_guest(&cb, arg, cmd == CALLBACKOP_register ? sizeof(cb) : sizeof(cb.type)))
         return -XEN_EFAULT;
     if (cmd == CALLBACKOP_unregister)
         cb.address = 0, cb.flags = 0;

@@ -92,9 +92,6 @@ extern uint64_t multicall_stat_entries;
 /* Enabled VMASST_TYPE_* bits, 1 << type (host/vm_assist.c). 64 bits wide:
  * m2p_strict is type 32. */
 extern uint64_t vm_assist_enabled;
-#define VMASST_TYPE_writable_pagetables  2
-#define VMASST_TYPE_architectural_iopl   4
-#define VMASST_TYPE_m2p_strict          32
 
 /* The guest kernel's virtual I/O privilege level and I/O bitmap, as
  * PHYSDEVOP_set_iopl / set_iobitmap left them (host/physdev.c). */

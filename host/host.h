@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "../abi/layout.h"
-#include "../abi/xen.h"
+#include "../abi/xen/xen.h"
 
 /*
  * A vCPU's registers as the Host's entry code saves them: the general

@@ -10,13 +10,6 @@
 #include "guest_mode.h"
 #include "guest_resume.h"
 
-struct iret_context {
-    uint64_t rax, r11, rcx, flags, rip, cs, rflags, rsp, ss;
-};
-_Static_assert(sizeof(struct iret_context) == 72, "iret_context");
-
-#define VGCF_in_syscall (1ull << 8)
-
 _Noreturn void do_iret(struct cpu_regs *regs)
 {
     struct iret_context ctx;

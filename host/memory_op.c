@@ -13,49 +13,8 @@
  * which a perch guest never sees. A Linux kernel that did reach it would
  * BUG, as it would on Xen with a failing decrease.
  */
-#include "emulate.h"
+#include "../abi/xen/memory.h"
 #include "host.h"
-
-/* Sub-operations (public/memory.h). */
-#define XENMEM_increase_reservation  0
-#define XENMEM_decrease_reservation  1
-#define XENMEM_maximum_ram_page      2
-#define XENMEM_current_reservation   3
-#define XENMEM_maximum_reservation   4
-#define XENMEM_populate_physmap      6
-#define XENMEM_memory_map            9
-#define XENMEM_machphys_mapping     12
-#define XENMEM_maximum_gpfn         14
-
-/*
- * The command's low 6 bits are the operation; the rest is the extent to
- * start from, which Xen's continuations of the reservation calls use.
- */
-#define MEMOP_EXTENT_SHIFT 6
-#define MEMOP_CMD_MASK     ((1u << MEMOP_EXTENT_SHIFT) - 1)
-
-#define DOMID_SELF 0x7ff0u
-#define E820_RAM   1u
-
-struct xen_memory_map {
-    uint32_t nr_entries;      /* in: room in buffer; out: entries written */
-    uint32_t pad;
-    uint64_t buffer;          /* guest VA of e820 entries */
-};
-_Static_assert(sizeof(struct xen_memory_map) == 16, "xen_memory_map");
-
-/* One BIOS E820 entry: packed, 20 bytes. */
-struct e820_entry {
-    uint64_t addr;
-    uint64_t size;
-    uint32_t type;
-} __attribute__((packed));
-_Static_assert(sizeof(struct e820_entry) == 20, "e820 entry");
-
-struct xen_machphys_mapping {
-    uint64_t v_start, v_end;  /* where the guest kernel reads the M2P */
-    uint64_t max_mfn;         /* last frame it has an entry for */
-};
 
 /*
  * The guest's e820: one RAM region over its pages and no holes, so Linux

@@ -83,7 +83,7 @@ static long io_owner_check(uint64_t val)
 }
 
 /* The low 3 bits of ptr are the command (a PTE is 8-byte aligned). */
-static long mmu_update_one(const struct mm_update_req *req, bool io_owner)
+static long mmu_update_one(const struct mmu_update *req, bool io_owner)
 {
     unsigned cmd = req->ptr & 7;
     uint64_t maddr = req->ptr & ~7ull, mfn = maddr >> XEN_PAGE_SHIFT;
@@ -119,7 +119,7 @@ long do_mmu_update(uint64_t reqs, uint64_t count, uint64_t done_va,
 
     (void)a5;
     for (; !rc && i < n; i++) {
-        struct mm_update_req req;
+        struct mmu_update req;
 
         if (copy_from_guest(&req, reqs + (uint64_t)i * sizeof(req), sizeof(req)))
             rc = -XEN_EFAULT;
@@ -206,7 +206,7 @@ static long copy_page(uint64_t dst, uint64_t src)
     return 0;
 }
 
-static long ext_op(const struct mm_ext_op *op)
+static long ext_op(const struct mmuext_op *op)
 {
     switch (op->cmd) {
     case MMUEXT_PIN_L1_TABLE:
@@ -261,7 +261,7 @@ long do_mmuext_op(uint64_t ops, uint64_t count, uint64_t done_va,
         return -XEN_ESRCH;
     n = batch_start(count, done_va, &done);
     for (i = 0; i < n; i++) {
-        struct mm_ext_op op;
+        struct mmuext_op op;
 
         if (copy_from_guest(&op, ops + (uint64_t)i * sizeof(op), sizeof(op)))
             rc = -XEN_EFAULT;

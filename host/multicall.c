@@ -8,15 +8,6 @@
 #include "emulate.h"
 #include "host.h"
 
-/* Xen's multicall_entry (public/xen.h), 64 bytes on x86-64. */
-struct multicall_entry {
-    uint64_t op;
-    uint64_t result;
-    uint64_t args[6];
-};
-_Static_assert(sizeof(struct multicall_entry) == 64, "multicall_entry size");
-_Static_assert(offsetof(struct multicall_entry, result) == 8, "result");
-
 uint64_t multicall_stat_entries;
 
 /*

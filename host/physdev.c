@@ -16,28 +16,12 @@
  *
  * physdev_op_compat is the old form: one struct with the command first.
  */
+#include "../abi/xen/physdev.h"
 #include "emulate.h"
 #include "host.h"
 
-#define PHYSDEVOP_IRQ_UNMASK_NOTIFY  4
-#define PHYSDEVOP_set_iopl           6
-#define PHYSDEVOP_set_iobitmap       7
-#define PHYSDEVOP_pirq_eoi_gmfn_v1  17
-#define PHYSDEVOP_pirq_eoi_gmfn_v2  28
-
 #define IOBMP_BYTES   8192u       /* a bitmap for all 65536 ports */
 #define IOBMP_PORTS   65536u
-
-struct physdev_set_iobitmap {
-    uint64_t bitmap;          /* guest VA */
-    uint32_t nr_ports;
-    uint32_t pad;
-};
-
-/* physdev_op_compat's argument: the command, then the operation's own
- * argument, 8-byte aligned, in a union whose largest member is 16 bytes. */
-#define PHYSDEV_OP_ARG_OFFSET 8
-#define PHYSDEV_OP_BYTES      24
 
 uint32_t physdev_iopl;
 uint64_t physdev_iobitmap;

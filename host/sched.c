@@ -1,4 +1,5 @@
 /* sched_op: yield, block, shutdown and poll for perch's single vCPU. */
+#include "../abi/xen/sched.h"
 #include "host.h"
 
 #include "evtchn.h"

@@ -3,11 +3,6 @@
 #include "host.h"
 #include "vcpu.h"
 
-#define SEGBASE_FS          0
-#define SEGBASE_GS_USER     1
-#define SEGBASE_GS_KERNEL   2
-#define SEGBASE_GS_USER_SEL 3
-
 long do_set_segment_base(uint64_t which, uint64_t base, uint64_t a3, uint64_t a4, uint64_t a5)
 {
     (void)a3, (void)a4, (void)a5;

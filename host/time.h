@@ -14,56 +14,8 @@
 #ifndef PERCH_HOST_TIME_H
 #define PERCH_HOST_TIME_H
 
+#include "../abi/xen/vcpu.h"
 #include "host.h"
-
-/* ---- The ABI (public/vcpu.h; Xen 4.17); not in abi/xen.h yet ---------- */
-#ifndef VCPUOP_initialise
-#define VCPUOP_initialise                    0
-#define VCPUOP_up                            1
-#define VCPUOP_down                          2
-#define VCPUOP_is_up                         3
-#define VCPUOP_get_runstate_info             4
-#define VCPUOP_register_runstate_memory_area 5
-#define VCPUOP_set_periodic_timer            6
-#define VCPUOP_stop_periodic_timer           7
-#define VCPUOP_set_singleshot_timer          8
-#define VCPUOP_stop_singleshot_timer         9
-#define VCPUOP_register_vcpu_info           10
-#define VCPUOP_send_nmi                     11
-#define VCPUOP_get_physid                   12
-#define VCPUOP_register_vcpu_time_memory_area 13
-
-#define RUNSTATE_running  0
-#define RUNSTATE_runnable 1
-#define RUNSTATE_blocked  2
-#define RUNSTATE_offline  3
-
-struct vcpu_runstate_info {
-    int32_t state;             /* RUNSTATE_* */
-    uint64_t state_entry_time; /* system time it was entered */
-    uint64_t time[4];          /* ns spent in each state */
-};
-_Static_assert(sizeof(struct vcpu_runstate_info) == 48, "vcpu_runstate_info");
-_Static_assert(offsetof(struct vcpu_runstate_info, time) == 16, "runstate.time");
-
-struct vcpu_set_singleshot_timer {
-    uint64_t timeout_abs_ns;   /* absolute system time */
-    uint32_t flags;            /* VCPU_SSHOTTMR_* */
-};
-_Static_assert(sizeof(struct vcpu_set_singleshot_timer) == 16, "singleshot");
-#define VCPU_SSHOTTMR_future (1u << 0)   /* -ETIME if already past */
-
-struct vcpu_register_vcpu_info {
-    uint64_t mfn;
-    uint32_t offset;
-    uint32_t rsvd;
-};
-_Static_assert(sizeof(struct vcpu_register_vcpu_info) == 16, "register_vcpu_info");
-#endif
-
-#ifndef XEN_ETIME
-#define XEN_ETIME  62
-#endif
 
 /* ---- Clock ----------------------------------------------------------------- */
 

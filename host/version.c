@@ -3,6 +3,8 @@
  * the era of Linux 6.1) with ".0-perch" as the extra version, so guests
  * that check version numbers take their modern paths.
  */
+#include "../abi/xen/features.h"
+#include "../abi/xen/version.h"
 #include "host.h"
 
 #define PERCH_XEN_MAJOR 4
@@ -20,13 +22,6 @@ static const char changeset[XEN_CHANGESET_LEN] = "perch";
  */
 static const uint32_t features_submap0 = (1u << XENFEAT_mmu_pt_update_preserve_ad) |
                                          (1u << XENFEAT_gnttab_map_avail_bits);
-
-struct xen_compile_info {
-    char compiler[64];
-    char compile_by[16];
-    char compile_domain[32];
-    char compile_date[32];
-};
 
 static long copy_string_out(uint64_t arg, const char *s, size_t bytes)
 {

@@ -7,19 +7,17 @@
 #include "emulate.h"
 #include "host.h"
 
-#define VMASST_CMD_enable   0
-#define VMASST_CMD_disable  1
-
 /*
  * The types Xen accepts from a 64-bit PV guest: the 32-bit ones too (they
  * must not start failing), plus m2p_strict. 4gb_segments (0) and its
  * notify (1) and pae_extended_cr3 (3) mean nothing on x86-64 but succeed.
  */
-#define VMASST_VALID ((1ull << 0) | (1ull << 1) |                        \
+#define VMASST_VALID ((1ull << VMASST_TYPE_4gb_segments) |                \
+                      (1ull << VMASST_TYPE_4gb_segments_notify) |         \
                       (1ull << VMASST_TYPE_writable_pagetables) |         \
-                      (1ull << 3) |                                       \
+                      (1ull << VMASST_TYPE_pae_extended_cr3) |            \
                       (1ull << VMASST_TYPE_architectural_iopl) |          \
-                      (1ull << 5) |                                       \
+                      (1ull << VMASST_TYPE_runstate_update_flag) |        \
                       (1ull << VMASST_TYPE_m2p_strict))
 
 uint64_t vm_assist_enabled;

@@ -1,6 +1,6 @@
 #include "pagetable.h"
 
-#include "../abi/xen.h"
+#include "../abi/xen/xen.h"
 
 int pt_map(struct guest_memory *gm, uint64_t l4_mfn, uint64_t va, int level,
            uint64_t entry, pt_alloc_fn alloc, void *ctx)

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "../abi/xen/sched.h"
 #include "status.h"
 
 const char *const exit_kind_names[EXIT_KIND_COUNT] = {

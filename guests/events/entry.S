@@ -13,7 +13,7 @@
  * hypervisor when events were enabled at the interruption) re-enables
  * events on the way back.
  */
-#include "../../abi/xen.h"
+#include "../../abi/xen/xen.h"
 #include "../../lib/gprs.h"
 
     .text

@@ -23,7 +23,6 @@ const char guest_name[] = "events";
 
 #define NS_PER_US 1000ull
 #define NS_PER_MS 1000000ull
-#define UVMF_INVLPG 2
 #define PTE_KERNEL_RW (PTE_P | PTE_RW | PTE_US | PTE_A | PTE_D)
 #define BARRIER() __asm__ volatile("" ::: "memory")
 
@@ -33,7 +32,7 @@ static uint8_t shinfo_window[4096] __attribute__((aligned(4096)));
 static uint8_t vcpu_info_pages[2][4096] __attribute__((aligned(4096)));
 #define VCPU_INFO_OFFSET  0x240
 #define VCPU_INFO_OFFSET2 0x300
-static struct ev_runstate_info runstate __attribute__((aligned(64)));
+static struct vcpu_runstate_info runstate __attribute__((aligned(64)));
 
 static const struct start_info *si;
 static volatile struct shared_info *sh;
@@ -84,16 +83,16 @@ static long vcpu_op(unsigned cmd, void *arg)
 
 static long send_port(uint32_t port)
 {
-    struct ev_port p = { .port = port };
+    struct evtchn_send p = { .port = port };
 
-    return evtchn_op(EV_EVTCHNOP_send, &p);
+    return evtchn_op(EVTCHNOP_send, &p);
 }
 
 static long singleshot(uint64_t deadline, uint32_t flags)
 {
-    struct ev_singleshot s = { .timeout_abs_ns = deadline, .flags = flags };
+    struct vcpu_set_singleshot_timer s = { .timeout_abs_ns = deadline, .flags = flags };
 
-    return vcpu_op(EV_VCPUOP_set_singleshot_timer, &s);
+    return vcpu_op(VCPUOP_set_singleshot_timer, &s);
 }
 
 static long set_timer_op(uint64_t deadline)
@@ -430,7 +429,7 @@ static void test_pvclock(void)
 static void test_register_vcpu_info(void)
 {
     uint8_t *slot = vcpu_info_pages[0] + VCPU_INFO_OFFSET;
-    struct ev_register_vcpu_info req = {
+    struct vcpu_register_vcpu_info req = {
         .mfn = mfn_of(vcpu_info_pages[0]), .offset = VCPU_INFO_OFFSET,
     };
     volatile struct vcpu_info *nvi = (volatile struct vcpu_info *)slot;
@@ -440,17 +439,17 @@ static void test_register_vcpu_info(void)
     /* A slot that would cross the page end: -ENXIO (common/domain.c
      * map_vcpu_info: offset > PAGE_SIZE - sizeof(vcpu_info)). */
     {
-        struct ev_register_vcpu_info bad = {
+        struct vcpu_register_vcpu_info bad = {
             .mfn = mfn_of(vcpu_info_pages[0]), .offset = 4096 - 32,
         };
 
-        rc = vcpu_op(EV_VCPUOP_register_vcpu_info, &bad);
-        check_eq("register_vcpu_info_crossing_page_refused", rc, -EV_ENXIO);
+        rc = vcpu_op(VCPUOP_register_vcpu_info, &bad);
+        check_eq("register_vcpu_info_crossing_page_refused", rc, -XEN_ENXIO);
     }
 
     memset(slot, 0xa5, sizeof(struct vcpu_info));
     before = now_ns();
-    rc = vcpu_op(EV_VCPUOP_register_vcpu_info, &req);
+    rc = vcpu_op(VCPUOP_register_vcpu_info, &req);
     if (!check("register_vcpu_info", rc == 0,
                "VCPUOP_register_vcpu_info(mfn %#lx, offset %#x) = %ld",
                (unsigned long)req.mfn, req.offset, rc))
@@ -475,11 +474,11 @@ static void test_register_vcpu_info(void)
 
     /* Only once per vCPU: Xen 4.17 answers -EINVAL, 4.18 and later -EBUSY. */
     {
-        struct ev_register_vcpu_info again = {
+        struct vcpu_register_vcpu_info again = {
             .mfn = mfn_of(vcpu_info_pages[0]), .offset = VCPU_INFO_OFFSET2,
         };
 
-        rc = vcpu_op(EV_VCPUOP_register_vcpu_info, &again);
+        rc = vcpu_op(VCPUOP_register_vcpu_info, &again);
         check("register_vcpu_info_twice_refused", rc == -XEN_EINVAL || rc == -XEN_EBUSY,
               "a second registration returned %ld, want -EINVAL (-22, Xen 4.17) "
               "or -EBUSY (-16, 4.18+)", rc);
@@ -519,26 +518,26 @@ static const struct {
 
 static bool test_callback_and_bind(void)
 {
-    struct ev_callback_register cb = {
-        .type = EV_CALLBACKTYPE_event, .flags = EV_CALLBACKF_mask_events,
+    struct callback_register cb = {
+        .type = CALLBACKTYPE_event, .flags = CALLBACKF_mask_events,
         .address = (uint64_t)event_callback,
     };
-    struct ev_bind_virq bv = { .virq = EV_VIRQ_TIMER, .vcpu = 0, .port = 0 };
-    struct ev_bind_ipi bi = { .vcpu = 0, .port = 0 };
+    struct evtchn_bind_virq bv = { .virq = VIRQ_TIMER, .vcpu = 0, .port = 0 };
+    struct evtchn_bind_ipi bi = { .vcpu = 0, .port = 0 };
     long rc;
 
     rc = hypercall1(HYPERVISOR_set_trap_table, (unsigned long)traps);
     check_eq("set_trap_table", rc, 0);
-    rc = hypercall2(HYPERVISOR_callback_op, EV_CALLBACKOP_register, (unsigned long)&cb);
+    rc = hypercall2(HYPERVISOR_callback_op, CALLBACKOP_register, (unsigned long)&cb);
     if (!check_eq("callback_op_register_event", rc, 0))
         return false;
 
-    rc = evtchn_op(EV_EVTCHNOP_bind_virq, &bv);
-    if (check("bind_virq_timer", rc == 0 && bv.port > 0 && bv.port < EV_NR_PORTS,
+    rc = evtchn_op(EVTCHNOP_bind_virq, &bv);
+    if (check("bind_virq_timer", rc == 0 && bv.port > 0 && bv.port < EVTCHN_2L_NR_CHANNELS,
               "EVTCHNOP_bind_virq(VIRQ_TIMER, vcpu 0) = %ld, port %u", rc, bv.port))
         timer_port = bv.port;
-    rc = evtchn_op(EV_EVTCHNOP_bind_ipi, &bi);
-    if (check("bind_ipi", rc == 0 && bi.port > 0 && bi.port < EV_NR_PORTS &&
+    rc = evtchn_op(EVTCHNOP_bind_ipi, &bi);
+    if (check("bind_ipi", rc == 0 && bi.port > 0 && bi.port < EVTCHN_2L_NR_CHANNELS &&
               bi.port != bv.port,
               "EVTCHNOP_bind_ipi(vcpu 0) = %ld, port %u (timer port %u)",
               rc, bi.port, bv.port))
@@ -547,9 +546,9 @@ static bool test_callback_and_bind(void)
 
     /* A vCPU's VIRQ binds once (common/event_channel.c evtchn_bind_virq). */
     {
-        struct ev_bind_virq again = { .virq = EV_VIRQ_TIMER, .vcpu = 0, .port = 0 };
+        struct evtchn_bind_virq again = { .virq = VIRQ_TIMER, .vcpu = 0, .port = 0 };
 
-        rc = evtchn_op(EV_EVTCHNOP_bind_virq, &again);
+        rc = evtchn_op(EVTCHNOP_bind_virq, &again);
         check_eq("bind_virq_timer_twice_refused", rc, -XEN_EEXIST);
     }
     if (!timer_port || !ipi_port)
@@ -637,8 +636,8 @@ static void test_upcalls(void)
 
 static void test_masking(void)
 {
-    struct ev_port p = { .port = ipi_port };
-    struct ev_status st;
+    struct evtchn_unmask p = { .port = ipi_port };
+    struct evtchn_status st;
     unsigned n = up.count, ipis = up.ipi;
     long rc;
 
@@ -657,7 +656,7 @@ static void test_masking(void)
     /* EVTCHNOP_unmask re-raises it (event_2l.c unmask): seen with events
      * masked, then delivered when they are enabled. */
     events_off();
-    rc = evtchn_op(EV_EVTCHNOP_unmask, &p);
+    rc = evtchn_op(EVTCHNOP_unmask, &p);
     check("evtchn_unmask_reraises",
           rc == 0 && !port_bit(sh->evtchn_mask, ipi_port) &&
           port_bit(sh->evtchn_pending, ipi_port) && sel_bit(ipi_port) &&
@@ -672,21 +671,21 @@ static void test_masking(void)
           "%u upcalls, %u with the ipi port (want 1, 1)", up.count - n, up.ipi - ipis);
 
     memset(&st, 0, sizeof(st));
-    st.dom = EV_DOMID_SELF;
+    st.dom = DOMID_SELF;
     st.port = ipi_port;
-    rc = evtchn_op(EV_EVTCHNOP_status, &st);
-    check("status_ipi", rc == 0 && st.status == EV_EVTCHNSTAT_ipi && st.vcpu == 0,
+    rc = evtchn_op(EVTCHNOP_status, &st);
+    check("status_ipi", rc == 0 && st.status == EVTCHNSTAT_ipi && st.vcpu == 0,
           "status = %ld: status %u vcpu %u (want %u, 0)", rc, st.status, st.vcpu,
-          EV_EVTCHNSTAT_ipi);
+          EVTCHNSTAT_ipi);
     memset(&st, 0, sizeof(st));
-    st.dom = EV_DOMID_SELF;
+    st.dom = DOMID_SELF;
     st.port = timer_port;
-    rc = evtchn_op(EV_EVTCHNOP_status, &st);
+    rc = evtchn_op(EVTCHNOP_status, &st);
     check("status_virq_timer",
-          rc == 0 && st.status == EV_EVTCHNSTAT_virq && st.vcpu == 0 &&
-          st.u.virq == EV_VIRQ_TIMER,
+          rc == 0 && st.status == EVTCHNSTAT_virq && st.vcpu == 0 &&
+          st.u.virq == VIRQ_TIMER,
           "status = %ld: status %u vcpu %u virq %u (want %u, 0, 0)", rc, st.status,
-          st.vcpu, st.u.virq, EV_EVTCHNSTAT_virq);
+          st.vcpu, st.u.virq, EVTCHNSTAT_virq);
 
     /* Only IPI and interdomain ports can be sent to (evtchn_send). */
     events_off();
@@ -695,19 +694,19 @@ static void test_masking(void)
     clear_port_bit(sh->evtchn_pending, timer_port);
     events_on();
 
-    rc = evtchn_op(EV_EVTCHNOP_close, &p);
+    rc = evtchn_op(EVTCHNOP_close, &p);
     check_eq("close_ipi", rc, 0);
     memset(&st, 0, sizeof(st));
-    st.dom = EV_DOMID_SELF;
+    st.dom = DOMID_SELF;
     st.port = ipi_port;
-    rc = evtchn_op(EV_EVTCHNOP_status, &st);
-    check("status_closed", rc == 0 && st.status == EV_EVTCHNSTAT_closed,
-          "status = %ld: status %u (want %u)", rc, st.status, EV_EVTCHNSTAT_closed);
+    rc = evtchn_op(EVTCHNOP_status, &st);
+    check("status_closed", rc == 0 && st.status == EVTCHNSTAT_closed,
+          "status = %ld: status %u (want %u)", rc, st.status, EVTCHNSTAT_closed);
     n = up.count;
     rc = send_port(ipi_port);
     check("send_to_closed_port_fails", rc == -XEN_EINVAL && up.count == n,
           "send = %ld (want -EINVAL, -22), %u upcalls", rc, up.count - n);
-    rc = evtchn_op(EV_EVTCHNOP_close, &p);
+    rc = evtchn_op(EVTCHNOP_close, &p);
     check_eq("close_closed_port_fails", rc, -XEN_EINVAL);
     ipi_port = 0;
 }
@@ -773,7 +772,7 @@ static void timer_cancel_test(const char *name, bool use_set_timer_op)
         rc2 = set_timer_op(0);
     } else {
         rc1 = singleshot(now_ns() + NS_PER_MS, 0);
-        rc2 = vcpu_op(EV_VCPUOP_stop_singleshot_timer, NULL);
+        rc2 = vcpu_op(VCPUOP_stop_singleshot_timer, NULL);
     }
     spin_ns(3 * NS_PER_MS);
     poke();
@@ -788,7 +787,7 @@ static void test_timers(void)
 {
     long rc;
 
-    rc = vcpu_op(EV_VCPUOP_stop_periodic_timer, NULL);
+    rc = vcpu_op(VCPUOP_stop_periodic_timer, NULL);
     check_eq("stop_periodic_timer", rc, 0);
 
     timer_block_test("singleshot_block_wakes", false);
@@ -805,12 +804,12 @@ static void test_timers(void)
         bool fired;
 
         events_off();
-        rc = singleshot(now_ns() - NS_PER_MS, EV_VCPU_SSHOTTMR_future);
+        rc = singleshot(now_ns() - NS_PER_MS, VCPU_SSHOTTMR_future);
         spin_ns(NS_PER_MS);
         poke();
         fired = port_bit(sh->evtchn_pending, timer_port);
         events_on();
-        check("singleshot_future_past_etime", rc == -EV_ETIME && !fired,
+        check("singleshot_future_past_etime", rc == -XEN_ETIME && !fired,
               "set_singleshot_timer(past, VCPU_SSHOTTMR_future) = %ld (want -62), "
               "fired %d, %u timer upcalls", rc, fired, up.timer - before);
     }
@@ -841,7 +840,7 @@ static void test_timers(void)
 
 static long poll_port(uint32_t port, uint64_t timeout)
 {
-    struct ev_sched_poll p = {
+    struct sched_poll p = {
         .ports = (uint64_t)&port, .nr_ports = 1, .timeout = timeout,
     };
 
@@ -854,7 +853,7 @@ static void test_poll(void)
     long rc;
 
     /* Nothing armed: returns when the timeout has passed. */
-    vcpu_op(EV_VCPUOP_stop_singleshot_timer, NULL);
+    vcpu_op(VCPUOP_stop_singleshot_timer, NULL);
     events_off();
     t0 = now_ns();
     rc = poll_port(timer_port, t0 + 2 * NS_PER_MS);
@@ -903,34 +902,34 @@ static void test_poll(void)
 static void test_runstate(void)
 {
     uint64_t arg = (uint64_t)&runstate;
-    volatile struct ev_runstate_info *rs = &runstate;
+    volatile struct vcpu_runstate_info *rs = &runstate;
     uint64_t blocked0, blocked1, now;
     unsigned before;
     long rc, brc;
 
     memset(&runstate, 0xff, sizeof(runstate));
-    rc = vcpu_op(EV_VCPUOP_register_runstate_memory_area, &arg);
+    rc = vcpu_op(VCPUOP_register_runstate_memory_area, &arg);
     now = now_ns();
-    if (!check("register_runstate", rc == 0 && rs->state == EV_RUNSTATE_running &&
+    if (!check("register_runstate", rc == 0 && rs->state == RUNSTATE_running &&
                rs->state_entry_time <= now,
                "register = %ld; state %d (want running 0), entry time %lu (now %lu)",
                rc, rs->state, (unsigned long)rs->state_entry_time, (unsigned long)now))
         return;
 
-    blocked0 = rs->time[EV_RUNSTATE_blocked];
+    blocked0 = rs->time[RUNSTATE_blocked];
     before = up.timer;
     events_off();
     rc = singleshot(now_ns() + 2 * NS_PER_MS, 0);
     wait_timer(before, 50, &brc);
     poke();
-    blocked1 = rs->time[EV_RUNSTATE_blocked];
+    blocked1 = rs->time[RUNSTATE_blocked];
     check("runstate_blocked_grows",
           rc == 0 && up.timer == before + 1 && blocked1 >= blocked0 + NS_PER_MS / 2,
           "arm = %ld, %u timer upcalls; time[blocked] %lu -> %lu ns over a 2 ms block",
           rc, up.timer - before, (unsigned long)blocked0, (unsigned long)blocked1);
     now = now_ns();
     check("runstate_running_after_block",
-          rs->state == EV_RUNSTATE_running && rs->state_entry_time <= now &&
+          rs->state == RUNSTATE_running && rs->state_entry_time <= now &&
           rs->state_entry_time + 500 * NS_PER_MS > now,
           "state %d (want 0), entry time %lu, now %lu", rs->state,
           (unsigned long)rs->state_entry_time, (unsigned long)now);

@@ -16,12 +16,12 @@
  * Each attack first prints "hostile: attack NAME"; the attacks the guest
  * is meant to survive end with "PASS hostile/NAME" and a power-off.
  */
+#include "../../abi/xen/physdev.h"
 #include "rt.h"
 #include "../../abi/layout.h"
 
 const char guest_name[] = "hostile";
 
-#define PHYSDEVOP_set_iopl 6
 
 /* ring0.S */
 void ring0_run(const void *body);

@@ -6,7 +6,7 @@
  * { rax, r11, rcx, flags, rip, cs, rflags, rsp, ss } is built on top of the
  * five words left (flags 0: the hypervisor restores rcx and r11 as well).
  */
-#include "../../abi/xen.h"
+#include "../../abi/xen/xen.h"
 
     .text
     .global event_callback

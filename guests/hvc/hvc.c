@@ -19,42 +19,12 @@
  *   5. corrupt=out | corrupt=in: a bad ring index, after which perch must
  *      stop the guest (status 5).
  */
+#include "../../abi/xen/callback.h"
+#include "../../abi/xen/event_channel.h"
+#include "../../abi/xen/io/console.h"
 #include "rt.h"
 
 const char guest_name[] = "hvc";
-
-/* ---- The ABI this guest uses beyond abi/xen.h (Xen 4.17's public headers:
- * event_channel.h, callback.h, xen.h) ---- */
-#define HV_EVTCHNOP_bind_virq 1
-#define HV_EVTCHNOP_send      4
-#define HV_EVTCHNOP_status    5
-#define HV_EVTCHNOP_unmask    9
-#define HV_EVTCHNSTAT_interdomain 2
-#define HV_VIRQ_TIMER         0
-#define HV_DOMID_SELF         0x7ff0
-#define HV_CALLBACKOP_register 0
-#define HV_CALLBACKTYPE_event  0
-#define HV_CALLBACKF_mask_events 1
-#define HV_UVMF_INVLPG        2
-
-struct hv_bind_virq {
-    uint32_t virq, vcpu, port;
-};
-
-struct hv_status {
-    uint16_t dom;
-    uint32_t port;
-    uint32_t status;
-    uint32_t vcpu;
-    uint32_t u[2];
-};
-_Static_assert(sizeof(struct hv_status) == 24, "evtchn_status");
-
-struct hv_callback_register {
-    uint16_t type;
-    uint16_t flags;
-    uint64_t address;
-};
 
 #define PTE_KERNEL_RW (PTE_P | PTE_RW | PTE_US | PTE_A | PTE_D)
 #define BARRIER()     __asm__ volatile("" ::: "memory")
@@ -85,12 +55,12 @@ static long send_console(void)
 {
     uint32_t port = console_port;
 
-    return evtchn_op(HV_EVTCHNOP_send, &port);
+    return evtchn_op(EVTCHNOP_send, &port);
 }
 
 static long unmask(uint32_t port)
 {
-    return evtchn_op(HV_EVTCHNOP_unmask, &port);
+    return evtchn_op(EVTCHNOP_unmask, &port);
 }
 
 static uint64_t rdtsc(void)
@@ -171,22 +141,22 @@ static void nap(uint64_t ms)
 
 static bool setup_events(void)
 {
-    struct hv_callback_register cb = {
-        .type = HV_CALLBACKTYPE_event, .flags = HV_CALLBACKF_mask_events,
+    struct callback_register cb = {
+        .type = CALLBACKTYPE_event, .flags = CALLBACKF_mask_events,
         .address = (uint64_t)event_callback,
     };
-    struct hv_bind_virq bv = { .virq = HV_VIRQ_TIMER };
+    struct evtchn_bind_virq bv = { .virq = VIRQ_TIMER };
     long rc = hypercall3(HYPERVISOR_update_va_mapping, (unsigned long)shinfo_window,
-                         si->shared_info | PTE_KERNEL_RW, HV_UVMF_INVLPG);
+                         si->shared_info | PTE_KERNEL_RW, UVMF_INVLPG);
 
     if (!check_eq("map_shared_info", rc, 0))
         return false;
     sh = (volatile struct shared_info *)shinfo_window;
     vi = &sh->vcpu_info[0];
-    rc = hypercall2(HYPERVISOR_callback_op, HV_CALLBACKOP_register, (unsigned long)&cb);
+    rc = hypercall2(HYPERVISOR_callback_op, CALLBACKOP_register, (unsigned long)&cb);
     if (!check_eq("register_event_callback", rc, 0))
         return false;
-    rc = evtchn_op(HV_EVTCHNOP_bind_virq, &bv);
+    rc = evtchn_op(EVTCHNOP_bind_virq, &bv);
     if (!check("bind_virq_timer", rc == 0 && bv.port && bv.port != console_port,
                "bind_virq(TIMER) = %ld, port %u (console port %u)", rc, bv.port,
                console_port))
@@ -264,7 +234,7 @@ static bool ring_drained(void)
 
 static bool test_start_info(void)
 {
-    struct hv_status st = { .dom = HV_DOMID_SELF };
+    struct evtchn_status st = { .dom = DOMID_SELF };
     long rc;
 
     console_port = si->console.domU.evtchn;
@@ -279,8 +249,8 @@ static bool test_start_info(void)
     check("console_page_empty", ring->out_prod == 0 && ring->out_cons == 0,
           "out_prod %u out_cons %u", ring->out_prod, ring->out_cons);
     st.port = console_port;
-    rc = evtchn_op(HV_EVTCHNOP_status, &st);
-    check("console_port_interdomain", rc == 0 && st.status == HV_EVTCHNSTAT_interdomain,
+    rc = evtchn_op(EVTCHNOP_status, &st);
+    check("console_port_interdomain", rc == 0 && st.status == EVTCHNSTAT_interdomain,
           "EVTCHNOP_status = %ld, status %u", rc, st.status);
     return true;
 }

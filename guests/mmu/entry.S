@@ -13,7 +13,7 @@
  * (rax was pushed right below rcx; rcx and r11 swap places; the error code's
  * slot becomes flags = 0, a full return).
  */
-#include "../../abi/xen.h"
+#include "../../abi/xen/xen.h"
 
 .macro TRAP_WITH_ERROR vector
     .global mmu_trap_\vector

@@ -26,43 +26,15 @@
  * trapped writes and faults seen, which tests/guests/mmu.sh compares with
  * perch --stats.
  */
+#include "../../abi/xen/memory.h"
 #include "rt.h"
 #include "timing.h"
 #include "../../abi/layout.h"
 
 const char guest_name[] = "mmu";
 
-/* ---- The ABI (xen/include/public/xen.h, memory.h) ------------------------- */
-#define MMU_NORMAL_PT_UPDATE      0
-#define MMU_MACHPHYS_UPDATE       1
-#define MMU_PT_UPDATE_PRESERVE_AD 2
-
-#define MMUEXT_PIN_L1_TABLE    0
-#define MMUEXT_PIN_L4_TABLE    3
-#define MMUEXT_UNPIN_TABLE     4
-#define MMUEXT_NEW_BASEPTR     5
-#define MMUEXT_TLB_FLUSH_LOCAL 6
-#define MMUEXT_INVLPG_LOCAL    7
-
-#define UVMF_NONE      0ul
-#define UVMF_TLB_FLUSH 1ul
-#define UVMF_INVLPG    2ul
-
-#define VMASST_CMD_enable               0
-#define VMASST_CMD_disable              1
-#define VMASST_TYPE_writable_pagetables 2
-
-#define DOMID_SELF 0x7ff0u
-#define DOMID_IO   0x7ff1u
-#define NO_SUCH_DOMAIN 7u            /* a domU has no domain 7 to name */
-
-#define XENMEM_machphys_mapping 12
-
-struct mmu_update { uint64_t ptr, val; };
-struct mmuext_op { uint32_t cmd, pad; uint64_t arg1, arg2; };
-struct multicall_entry { uint64_t op, result, args[6]; };
-struct trap_info { uint8_t vector, flags; uint16_t cs; uint32_t pad; uint64_t address; };
-struct xen_machphys_mapping { uint64_t v_start, v_end, max_mfn; };
+/* A domU has no domain 7 to name. */
+#define NO_SUCH_DOMAIN 7u
 
 /* ---- Entries ------------------------------------------------------------------ */
 #define PG_DATA  (PTE_P | PTE_RW | PTE_A | PTE_D)           /* 0x63 */
@@ -384,9 +356,9 @@ static bool entry_is(const char *name, unsigned i, uint64_t want)
 static bool setup_traps(void)
 {
     static const struct trap_info traps[] = {
-        { 13, 0, FLAT_KERNEL_CS64, 0, (uint64_t)mmu_trap_13 },
-        { 14, 0, FLAT_KERNEL_CS64, 0, (uint64_t)mmu_trap_14 },
-        { 0, 0, 0, 0, 0 },
+        { .vector = 13, .flags = 0, .cs = FLAT_KERNEL_CS64, .address = (uint64_t)mmu_trap_13 },
+        { .vector = 14, .flags = 0, .cs = FLAT_KERNEL_CS64, .address = (uint64_t)mmu_trap_14 },
+        { .address = 0 },   /* the end */
     };
 
     return hypercall1(HYPERVISOR_set_trap_table, (unsigned long)traps) == 0;

@@ -3,7 +3,7 @@
  * this guest knows to be 2 bytes long (rdmsr, wrmsr, in $imm8, out $imm8).
  * Xen's frame: rcx, r11, error code, rip, cs, rflags, rsp, ss.
  */
-#include "../../abi/xen.h"
+#include "../../abi/xen/xen.h"
 
     .text
     .global gp_trap

@@ -12,22 +12,14 @@
  *     data descriptors raised to DPL 3, system descriptors refused, and a
  *     data segment of the guest's own GDT that can then be loaded.
  */
+#include "../../abi/xen/physdev.h"
 #include "rt.h"
 
 const char guest_name[] = "privileged";
 
 #define MSR_FS_BASE        0xc0000100u
 #define MSR_GS_BASE        0xc0000101u
-#define PHYSDEVOP_set_iopl 6
-#define SEGBASE_FS         0
-#define SEGBASE_GS_KERNEL  2
 
-struct trap_info {
-    uint8_t vector, flags;
-    uint16_t cs;
-    uint32_t pad;
-    uint64_t address;
-};
 
 extern char gp_trap[];
 extern volatile uint64_t gp_count, gp_error;
@@ -182,8 +174,8 @@ static void check_descriptors(const struct start_info *si)
 void guest_main(const struct start_info *si)
 {
     static const struct trap_info traps[] = {
-        { 13, 0, FLAT_KERNEL_CS64, 0, (uint64_t)gp_trap },
-        { 0, 0, 0, 0, 0 },
+        { .vector = 13, .flags = 0, .cs = FLAT_KERNEL_CS64, .address = (uint64_t)gp_trap },
+        { .address = 0 },   /* the end */
     };
 
     check_eq("set_trap_table", hypercall1(HYPERVISOR_set_trap_table, (unsigned long)traps), 0);

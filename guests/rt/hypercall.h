@@ -9,7 +9,9 @@
 #ifndef PERCH_RT_HYPERCALL_H
 #define PERCH_RT_HYPERCALL_H
 
-#include "../../abi/xen.h"
+#include "../../abi/xen/sched.h"
+#include "../../abi/xen/version.h"
+#include "../../abi/xen/xen.h"
 
 static inline long hypercall5(unsigned long nr, unsigned long a1,
                               unsigned long a2, unsigned long a3,

@@ -1,13 +1,14 @@
 /*
  * The Xen ELF notes of every test guest (xen-pv-boot.md section 1).
  *
- * They are written in C rather than in head.S so that the note types come
- * straight from abi/xen.h (which is C, not includable from assembly). Each
+ * They are written in C rather than in head.S so that each note's layout is
+ * a C struct and its type comes from abi/xen/elfnote.h. Each
  * note is one packed, 4-byte aligned object in .note.Xen: namesz, descsz,
  * type, "Xen\0", then the descriptor padded to 4 bytes. The link script puts
  * the section in its own PT_NOTE program header.
  */
 #include "rt.h"
+#include "../../abi/xen/elfnote.h"
 
 extern char _start[];
 

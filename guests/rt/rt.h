@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../abi/xen.h"
+#include "../../abi/xen/xen.h"
 #include "hypercall.h"
 #include "lib.h"
 #include "test.h"

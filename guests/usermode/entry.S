@@ -4,7 +4,7 @@
  * entry pops rcx and r11 back (the registers as they were), saves all
  * registers as a struct uframe and calls kernel_event(frame, vector).
  */
-#include "../../abi/xen.h"
+#include "../../abi/xen/xen.h"
 #include "../../lib/gprs.h"
 
 .macro SAVE_AND_CALL vector

@@ -16,11 +16,6 @@
 
 const char guest_name[] = "usermode";
 
-#define MMUEXT_PIN_L4_TABLE     3
-#define MMUEXT_NEW_USER_BASEPTR 15
-#define UVMF_INVLPG             2
-#define DOMID_SELF              0x7ff0
-#define VGCF_in_syscall         (1ull << 8)
 #define PTE_USER_RO             (PTE_P | PTE_US | PTE_A)
 #define PTE_TABLE               (PTE_P | PTE_RW | PTE_US | PTE_A | PTE_D)
 
@@ -30,23 +25,6 @@ struct uframe {
     uint64_t error, rip, cs, rflags, rsp, ss;
 };
 
-struct iret_context {
-    uint64_t rax, r11, rcx, flags, rip, cs, rflags, rsp, ss;
-};
-
-struct mmuext_op {
-    uint32_t cmd;
-    uint32_t pad;
-    uint64_t arg1;
-    uint64_t arg2;
-};
-
-struct trap_info {
-    uint8_t vector, flags;
-    uint16_t cs;
-    uint32_t pad;
-    uint64_t address;
-};
 
 extern char _user_start[], _user_end[];
 extern char trap_0[], trap_3[], trap_6[], trap_13[], trap_14[], syscall_entry[];
@@ -165,12 +143,12 @@ static bool build_user_space(void)
 static bool register_kernel(void)
 {
     static const struct trap_info traps[] = {
-        { 0, 0, FLAT_KERNEL_CS64, 0, (uint64_t)trap_0 },
-        { 3, 3, FLAT_KERNEL_CS64, 0, (uint64_t)trap_3 },
-        { 6, 0, FLAT_KERNEL_CS64, 0, (uint64_t)trap_6 },
-        { 13, 0, FLAT_KERNEL_CS64, 0, (uint64_t)trap_13 },
-        { 14, 0, FLAT_KERNEL_CS64, 0, (uint64_t)trap_14 },
-        { 0, 0, 0, 0, 0 },
+        { .vector = 0, .flags = 0, .cs = FLAT_KERNEL_CS64, .address = (uint64_t)trap_0 },
+        { .vector = 3, .flags = 3, .cs = FLAT_KERNEL_CS64, .address = (uint64_t)trap_3 },
+        { .vector = 6, .flags = 0, .cs = FLAT_KERNEL_CS64, .address = (uint64_t)trap_6 },
+        { .vector = 13, .flags = 0, .cs = FLAT_KERNEL_CS64, .address = (uint64_t)trap_13 },
+        { .vector = 14, .flags = 0, .cs = FLAT_KERNEL_CS64, .address = (uint64_t)trap_14 },
+        { .address = 0 },   /* the end */
     };
 
     return hypercall1(HYPERVISOR_set_trap_table, (unsigned long)traps) == 0 &&

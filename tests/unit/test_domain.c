@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "../../abi/xen.h"
+#include "../../abi/xen/xen.h"
 #include "../../launcher/domain.h"
 
 #define VIRT_BASE     0xffffffff80000000ull

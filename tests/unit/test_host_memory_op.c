@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "host_env.h"
+#include "../../abi/xen/memory.h"
 #include "../../host/emulate.h"
 
 #define FRAMES    64
@@ -19,42 +20,7 @@
 #define NR_PAGES  40
 #define MFN_BASE  16
 
-/* Xen's numbers and layouts (public/memory.h, public/xen.h). */
-#define XENMEM_increase_reservation 0
-#define XENMEM_decrease_reservation 1
-#define XENMEM_maximum_ram_page     2
-#define XENMEM_current_reservation  3
-#define XENMEM_maximum_reservation  4
-#define XENMEM_machphys_mfn_list    5
-#define XENMEM_populate_physmap     6
-#define XENMEM_add_to_physmap       7
-#define XENMEM_memory_map           9
-#define XENMEM_exchange            11
-#define XENMEM_machphys_mapping    12
-#define XENMEM_maximum_gpfn        14
-#define EXTENT(n)                  ((uint64_t)(n) << 6)
-#define DOMID_SELF                 0x7ff0
-
-struct memory_map {
-    uint32_t nr_entries;
-    uint32_t pad;
-    uint64_t buffer;
-};
-
-struct e820 {
-    uint64_t addr, size;
-    uint32_t type;
-} __attribute__((packed));
-
-struct machphys_mapping {
-    uint64_t v_start, v_end, max_mfn;
-};
-
-struct reservation {
-    uint64_t extent_start, nr_extents;
-    uint32_t extent_order, mem_flags;
-    uint16_t domid;
-};
+#define EXTENT(n) ((uint64_t)(n) << MEMOP_EXTENT_SHIFT)
 
 static uint8_t *guest(uint64_t va)
 {
@@ -82,8 +48,8 @@ static void put_domid(uint64_t va, uint16_t domid)
 
 static void memory_map_is_one_ram_region(void)
 {
-    struct memory_map map = { .nr_entries = 128, .buffer = VA + 256 };
-    struct e820 want = { 0, NR_PAGES * 4096ull, 1 }, got;
+    struct xen_memory_map map = { .nr_entries = 128, .buffer = VA + 256 };
+    struct e820_entry want = { 0, NR_PAGES * 4096ull, 1 }, got;
 
     setup(HOST_ENV_RW);
     memcpy(guest(VA), &map, sizeof(map));
@@ -99,7 +65,7 @@ static void memory_map_is_one_ram_region(void)
 
 static void memory_map_with_no_room(void)
 {
-    struct memory_map map = { .nr_entries = 0, .buffer = UNMAPPED };
+    struct xen_memory_map map = { .nr_entries = 0, .buffer = UNMAPPED };
 
     setup(HOST_ENV_RW);
     memcpy(guest(VA), &map, sizeof(map));
@@ -112,8 +78,8 @@ static void memory_map_with_no_room(void)
 static void memory_map_exactly_one(void)
 {
     uint64_t buf = VA + 2 * 4096 - 20;
-    struct memory_map map = { .nr_entries = 1, .buffer = buf };
-    struct e820 want = { 0, NR_PAGES * 4096ull, 1 };
+    struct xen_memory_map map = { .nr_entries = 1, .buffer = buf };
+    struct e820_entry want = { 0, NR_PAGES * 4096ull, 1 };
 
     setup(HOST_ENV_RW);
     memcpy(guest(VA), &map, sizeof(map));
@@ -125,7 +91,7 @@ static void memory_map_exactly_one(void)
 
 static void memory_map_bad_buffers(void)
 {
-    struct memory_map map = { .nr_entries = 4, .buffer = UNMAPPED };
+    struct xen_memory_map map = { .nr_entries = 4, .buffer = UNMAPPED };
 
     setup(HOST_ENV_RW);
     CHECK(mop(XENMEM_memory_map, UNMAPPED) == -XEN_EFAULT);
@@ -133,12 +99,12 @@ static void memory_map_bad_buffers(void)
     memcpy(guest(VA), &map, sizeof(map));
     CHECK(mop(XENMEM_memory_map, VA) == -XEN_EFAULT);
     /* The count in the guest is left alone when the entries fail. */
-    CHECK(((struct memory_map *)guest(VA))->nr_entries == 4);
+    CHECK(((struct xen_memory_map *)guest(VA))->nr_entries == 4);
 }
 
 static void memory_map_read_only_struct(void)
 {
-    struct memory_map map = { .nr_entries = 4, .buffer = VA + 4096 };
+    struct xen_memory_map map = { .nr_entries = 4, .buffer = VA + 4096 };
 
     setup(HOST_ENV_RW);
     host_env_map(VA, MFN, HOST_ENV_RO);
@@ -148,7 +114,7 @@ static void memory_map_read_only_struct(void)
 
 static void memory_map_with_extent_bits_is_unknown(void)
 {
-    struct memory_map map = { .nr_entries = 4, .buffer = VA + 256 };
+    struct xen_memory_map map = { .nr_entries = 4, .buffer = VA + 256 };
 
     setup(HOST_ENV_RW);
     memcpy(guest(VA), &map, sizeof(map));
@@ -158,7 +124,7 @@ static void memory_map_with_extent_bits_is_unknown(void)
 
 static void machphys_mapping(void)
 {
-    struct machphys_mapping m;
+    struct xen_machphys_mapping m;
 
     setup(HOST_ENV_RW);
     CHECK(mop(XENMEM_machphys_mapping, VA + 8) == 0);
@@ -172,7 +138,7 @@ static void machphys_mapping(void)
 
 static void machphys_mapping_rounds_to_pages(void)
 {
-    struct machphys_mapping m;
+    struct xen_machphys_mapping m;
 
     setup(HOST_ENV_RW);
     perch_shared.boot.machine_frames = 513;   /* 4104 bytes: two pages */
@@ -229,7 +195,7 @@ static void reservations_of_others_and_bad_args(void)
 
 static void reservation_changes_do_no_extent(void)
 {
-    struct reservation r = { .extent_start = VA + 512, .nr_extents = 4,
+    struct xen_memory_reservation r = { .extent_start = VA + 512, .nr_extents = 4,
                              .domid = DOMID_SELF };
 
     setup(HOST_ENV_RW);

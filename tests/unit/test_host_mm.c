@@ -102,7 +102,7 @@ static long setup(bool strict)
 
 static long mmu1(uint64_t ptr, uint64_t val)
 {
-    struct mm_update_req *r = (void *)frame(BUF_MFN);
+    struct mmu_update *r = (void *)frame(BUF_MFN);
 
     r->ptr = ptr;
     r->val = val;
@@ -111,9 +111,9 @@ static long mmu1(uint64_t ptr, uint64_t val)
 
 static long ext1(uint32_t cmd, uint64_t arg1, uint64_t arg2)
 {
-    struct mm_ext_op *op = (void *)frame(BUF_MFN);
+    struct mmuext_op *op = (void *)frame(BUF_MFN);
 
-    *op = (struct mm_ext_op){ .cmd = cmd, .arg1 = arg1, .arg2 = arg2 };
+    *op = (struct mmuext_op){ .cmd = cmd, .arg1 = arg1, .arg2 = arg2 };
     return do_mmuext_op(BUF_VA, 1, 0, DOMID_SELF, 0);
 }
 
@@ -296,15 +296,15 @@ static void machphys_update(void)
 
 static void done_count_and_first_failure(void)
 {
-    struct mm_update_req *r;
+    struct mmu_update *r;
     uint32_t *done;
 
     CHECK(setup(false) == 0);
     r = (void *)frame(BUF_MFN);
     done = (uint32_t *)((uint8_t *)frame(BUF_MFN) + 2048);
-    r[0] = (struct mm_update_req){ maddr(l1, 5), (DATA_MFN << 12) | PTE_P };
-    r[1] = (struct mm_update_req){ maddr(l1, 6), (PRIVATE << 12) | PTE_P };
-    r[2] = (struct mm_update_req){ maddr(l1, 7), (DATA_MFN << 12) | PTE_P };
+    r[0] = (struct mmu_update){ maddr(l1, 5), (DATA_MFN << 12) | PTE_P };
+    r[1] = (struct mmu_update){ maddr(l1, 6), (PRIVATE << 12) | PTE_P };
+    r[2] = (struct mmu_update){ maddr(l1, 7), (DATA_MFN << 12) | PTE_P };
     done[0] = 99;
     done[1] = 0xa5a5a5a5;
     CHECK(do_mmu_update(BUF_VA, 3, BUF_VA + 2048, DOMID_SELF, 0) == EBUSY);
@@ -329,8 +329,8 @@ static void bad_request_pointer(void)
     CHECK(do_mmu_update(UNMAPPED_VA, 1, BUF_VA + 2048, DOMID_SELF, 0) == EFAULT);
     CHECK(*done == 0);
     /* The second request runs off the mapped page. */
-    ((struct mm_update_req *)frame(BUF_MFN))[255] =
-        (struct mm_update_req){ maddr(table_of(BUF_VA, 1), 5), 0 };
+    ((struct mmu_update *)frame(BUF_MFN))[255] =
+        (struct mmu_update){ maddr(table_of(BUF_VA, 1), 5), 0 };
     CHECK(do_mmu_update(BUF_VA + 4096 - 16, 2, BUF_VA + 2048, DOMID_SELF, 0) == EFAULT);
     CHECK(*done == 1);
     /* A done pointer that cannot be written is ignored, as in Xen. */
@@ -343,8 +343,8 @@ static void foreign_domains_refused(void)
 
     CHECK(setup(false) == 0);
     done = (uint32_t *)((uint8_t *)frame(BUF_MFN) + 2048);
-    ((struct mm_update_req *)frame(BUF_MFN))[0] =
-        (struct mm_update_req){ maddr(l1, 5), (DATA_MFN << 12) | PTE_P };
+    ((struct mmu_update *)frame(BUF_MFN))[0] =
+        (struct mmu_update){ maddr(l1, 5), (DATA_MFN << 12) | PTE_P };
     *done = 99;
     CHECK(do_mmu_update(BUF_VA, 1, BUF_VA + 2048, 0, 0) == ESRCH);
     CHECK(*done == 0);
@@ -365,8 +365,8 @@ static void preempted_count(void)
 
     CHECK(setup(false) == 0);
     done = (uint32_t *)((uint8_t *)frame(BUF_MFN) + 2048);
-    ((struct mm_update_req *)frame(BUF_MFN))[0] =
-        (struct mm_update_req){ maddr(l1, 5), (DATA_MFN << 12) | PTE_P };
+    ((struct mmu_update *)frame(BUF_MFN))[0] =
+        (struct mmu_update){ maddr(l1, 5), (DATA_MFN << 12) | PTE_P };
     *done = 4;
     CHECK(do_mmu_update(BUF_VA, MMU_UPDATE_PREEMPTED | 1, BUF_VA + 2048, DOMID_SELF, 0) == 0);
     CHECK(*done == 5);
@@ -625,15 +625,15 @@ static void unknown_commands(void)
 
 static void ext_batch_done_count(void)
 {
-    struct mm_ext_op *ops;
+    struct mmuext_op *ops;
     uint32_t *done;
 
     CHECK(setup(false) == 0);
     ops = (void *)frame(BUF_MFN);
     done = (uint32_t *)((uint8_t *)frame(BUF_MFN) + 2048);
-    ops[0] = (struct mm_ext_op){ .cmd = MMUEXT_TLB_FLUSH_LOCAL };
-    ops[1] = (struct mm_ext_op){ .cmd = MMUEXT_PIN_L1_TABLE, .arg1 = PRIVATE };
-    ops[2] = (struct mm_ext_op){ .cmd = MMUEXT_TLB_FLUSH_LOCAL };
+    ops[0] = (struct mmuext_op){ .cmd = MMUEXT_TLB_FLUSH_LOCAL };
+    ops[1] = (struct mmuext_op){ .cmd = MMUEXT_PIN_L1_TABLE, .arg1 = PRIVATE };
+    ops[2] = (struct mmuext_op){ .cmd = MMUEXT_TLB_FLUSH_LOCAL };
     CHECK(do_mmuext_op(BUF_VA, 3, BUF_VA + 2048, DOMID_SELF, 0) == EINVAL);
     CHECK(*done == 1);
     ops[1].cmd = MMUEXT_INVLPG_LOCAL;

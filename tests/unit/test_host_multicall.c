@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "../../abi/xen/sched.h"
+#include "../../abi/xen/version.h"
 #include "host_env.h"
 #include "../../host/emulate.h"
 
@@ -16,14 +18,9 @@
 #define PAGES    2
 #define UNMAPPED 0xffffffff80400000ull
 
-/* Xen's multicall_entry (public/xen.h): op, result, args[6]; 64 bytes. */
-struct mc_entry {
-    uint64_t op, result, args[6];
-};
-
-static struct mc_entry *entries(uint64_t va)
+static struct multicall_entry *entries(uint64_t va)
 {
-    return (struct mc_entry *)((uint8_t *)host_env_frame(MFN) + (va - VA));
+    return (struct multicall_entry *)((uint8_t *)host_env_frame(MFN) + (va - VA));
 }
 
 static void setup(uint64_t flags)
@@ -34,7 +31,7 @@ static void setup(uint64_t flags)
     multicall_stat_entries = 0;
 }
 
-static void entry(struct mc_entry *e, uint64_t op, uint64_t a1, uint64_t a2)
+static void entry(struct multicall_entry *e, uint64_t op, uint64_t a1, uint64_t a2)
 {
     memset(e, 0, sizeof(*e));
     e->op = op;
@@ -50,12 +47,12 @@ static long mc(uint64_t va, uint64_t count)
 
 static void entry_is_64_bytes(void)
 {
-    CHECK(sizeof(struct mc_entry) == 64);
+    CHECK(sizeof(struct multicall_entry) == 64);
 }
 
 static void several_entries_each_get_their_result(void)
 {
-    struct mc_entry *e;
+    struct multicall_entry *e;
 
     setup(HOST_ENV_RW);
     e = entries(VA);
@@ -81,7 +78,7 @@ static void several_entries_each_get_their_result(void)
 
 static void args_reach_the_handler(void)
 {
-    struct mc_entry *e;
+    struct multicall_entry *e;
     char *text;
 
     setup(HOST_ENV_RW);
@@ -95,7 +92,7 @@ static void args_reach_the_handler(void)
 
 static void nested_multicall_and_iret_are_refused(void)
 {
-    struct mc_entry *e;
+    struct multicall_entry *e;
 
     setup(HOST_ENV_RW);
     e = entries(VA);
@@ -123,7 +120,7 @@ static void empty_batch(void)
 
 static void count_is_32_bits(void)
 {
-    struct mc_entry *e;
+    struct multicall_entry *e;
 
     setup(HOST_ENV_RW);
     e = entries(VA);
@@ -142,7 +139,7 @@ static void unmapped_array_is_efault(void)
 
 static void array_into_the_hole_fails_before_running(void)
 {
-    struct mc_entry *e;
+    struct multicall_entry *e;
 
     setup(HOST_ENV_RW);
     e = entries(VA);
@@ -158,7 +155,7 @@ static void array_into_the_hole_fails_before_running(void)
 
 static void array_running_into_unmapped_memory(void)
 {
-    struct mc_entry *last;
+    struct multicall_entry *last;
 
     setup(HOST_ENV_RW);
     last = entries(VA + 2 * 4096 - 64);
@@ -171,7 +168,7 @@ static void array_running_into_unmapped_memory(void)
 
 static void read_only_array_is_efault_after_one_entry(void)
 {
-    struct mc_entry *e;
+    struct multicall_entry *e;
 
     setup(HOST_ENV_RO);
     e = entries(VA);

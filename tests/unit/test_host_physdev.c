@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "host_env.h"
+#include "../../abi/xen/physdev.h"
 #include "../../host/emulate.h"
 
 #define FRAMES    64
@@ -15,19 +16,6 @@
 #define UNMAPPED  0xffffffff80500000ull
 #define MFN_BASE  16
 #define NR_PAGES  40
-
-/* public/physdev.h */
-#define PHYSDEVOP_IRQ_UNMASK_NOTIFY  4
-#define PHYSDEVOP_irq_status_query   5
-#define PHYSDEVOP_set_iopl           6
-#define PHYSDEVOP_set_iobitmap       7
-#define PHYSDEVOP_apic_read          8
-#define PHYSDEVOP_eoi               12
-#define PHYSDEVOP_map_pirq          13
-#define PHYSDEVOP_pirq_eoi_gmfn_v1  17
-#define PHYSDEVOP_pci_device_add    25
-#define PHYSDEVOP_pirq_eoi_gmfn_v2  28
-#define PHYSDEVOP_dbgp_op           29
 
 static void *guest(uint64_t va)
 {

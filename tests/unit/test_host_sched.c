@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "../../abi/xen/sched.h"
 #include "host_env.h"
 
 #define FRAMES 64

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "../../abi/xen/features.h"
+#include "../../abi/xen/version.h"
 #include "host_env.h"
 
 #define FRAMES 64

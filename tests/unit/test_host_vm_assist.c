@@ -8,14 +8,6 @@
 #include "host_env.h"
 #include "../../host/emulate.h"
 
-/* public/xen.h */
-#define VMASST_CMD_enable                0
-#define VMASST_CMD_disable               1
-#define VMASST_TYPE_4gb_segments         0
-#define VMASST_TYPE_4gb_segments_notify  1
-#define VMASST_TYPE_pae_extended_cr3     3
-#define VMASST_TYPE_runstate_update_flag 5
-
 static long va(uint64_t cmd, uint64_t type)
 {
     return do_vm_assist(cmd, type, 0, 0, 0);

@@ -13,7 +13,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "../../abi/xen.h"
+#include "../../abi/xen/elfnote.h"
+#include "../../abi/xen/features.h"
+#include "../../abi/xen/xen.h"
 #include "../../launcher/pv_image.h"
 
 /* The layout of the usual test kernel: Linux-like addresses. */
