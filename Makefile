@@ -52,7 +52,7 @@ ASAN_BINS  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit-asan/%)
 UNIT_HELPERS := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 SAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all run test unit clean
+.PHONY: all run test unit clean tour
 all: $(BUILD)/perch $(GUESTS)
 
 # The main job: boot the default guest, Debian's cloud kernel, to a shell
@@ -166,6 +166,11 @@ perchbench: $(BUILD)/bench/perchbench
 $(BUILD)/bench/perchbench: bench/perchbench.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ $<
+
+# The tour: the numbered markers along perch's three main paths, in order
+# (docs/design.md, "The tour"), each with where it stands in the code.
+tour:
+	@tests/tour.sh
 
 clean:
 	rm -rf $(BUILD)

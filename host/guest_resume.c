@@ -41,7 +41,7 @@ static _Noreturn void resume_loading(struct cpu_regs *regs, uint64_t cr3)
 }
 
 /*
- * [T1.4] Guest user in its own view is always entered through CR3_RESUME;
+ * Guest user in its own view is always entered through CR3_RESUME;
  * the next event from user mode brings the kernel CR3 back
  * (guest_arrived_from_user). Without guest isolation, user runs on the
  * kernel's L4 and leaves like a kernel frame.
@@ -53,10 +53,12 @@ _Noreturn void guest_resume(struct cpu_regs *regs)
     vcpu0.interrupts_off = false;
     deliver_upcall(regs);
     sanitise_flags(regs);
+    /* tour syscall.9: guest user in its own view is entered by CR3_RESUME: visit two */
     if (!vcpu0.in_kernel && !vcpu0.isolation_off) {
         vcpu0.loaded_cr3 = vcpu0.user_cr3;
         resume_loading(regs, vcpu0.user_cr3);
     }
+    /* tour multicall.6: however many flushes the batch asked for, one CR3 load */
     if (vcpu0.kernel_cr3 != vcpu0.loaded_cr3 || (vcpu0.pending & PENDING_TLB_FLUSH)) {
         vcpu0.loaded_cr3 = vcpu0.kernel_cr3;
         resume_loading(regs, vcpu0.kernel_cr3);
@@ -65,6 +67,7 @@ _Noreturn void guest_resume(struct cpu_regs *regs)
         perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
         switcher_resume(regs);
     }
+    /* tour syscall.6: a guest-kernel frame in the loaded address space: a jmp at CPL3, no ring 0 */
     resume_native(regs);
 }
 

@@ -58,6 +58,7 @@ long hypercall_dispatch(uint64_t nr, const uint64_t args[5])
         perch_shared.stats.hypercalls_unknown++;
         return -XEN_ENOSYS;
     }
+    /* tour multicall.2: the table by number, counted; a multicall entry comes back here */
     perch_shared.stats.hypercalls[nr]++;
     fn = hypercall_table[nr];
     rc = fn ? fn(args[0], args[1], args[2], args[3], args[4]) : -XEN_ENOSYS;
@@ -77,6 +78,7 @@ void host_hypercall(struct cpu_regs *regs)
 {
     const uint64_t args[5] = { regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8 };
 
+    /* tour syscall.11: without guest isolation a user `syscall` lands here: steps 1-4, 9, 10 vanish */
     if (!vcpu0.in_kernel) {
         perch_shared.stats.cpl3_user_syscalls++;
         user_syscall(regs);

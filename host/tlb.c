@@ -35,6 +35,7 @@ static bool elision_on(void)
  * L1 changes wait for the guest's request. */
 void tlb_note_change(uint64_t old, uint64_t new, int level)
 {
+    /* tour fault.7: the kernel's fix is a new mapping: KVM sees it without a flush */
     if (!(old & PTE_P) || old == new)
         return;
     if (elision_on() && tlb_change_is_visible(old, new))
@@ -47,6 +48,7 @@ void tlb_note_change(uint64_t old, uint64_t new, int level)
 
 void tlb_flush_requested(void)
 {
+    /* tour multicall.5: a flush request only marks the batch, and only if something is stale */
     if (elision_on() && !vcpu0.tlb_stale) {
         perch_shared.stats.tlb_flushes_elided++;
         return;

@@ -76,6 +76,7 @@ static _Noreturn void bounce_exception(struct cpu_regs *regs)
     unsigned flags = (t->disables_events ? BOUNCE_DISABLE_EVENTS : 0) |
                      (has_error_code(v) ? BOUNCE_ERROR_CODE : 0);
 
+    /* tour fault.5: to the guest kernel's handler, the address in vcpu_info.arch.cr2 */
     if (!t->address)
         no_handler(regs, mode);
     if (bounce_to_guest(regs, t->address, flags, regs->error_code))
@@ -183,6 +184,7 @@ static bool privileged_instruction(struct cpu_regs *regs)
  */
 static bool page_fault(struct cpu_regs *regs, bool from_user, uint64_t cr2)
 {
+    /* tour fault.4: a guest kernel's write to its own page table is emulated (ptwr) */
     if (!from_user && (regs->error_code & 3) == 3 &&
         ptwr_emulate(regs, cr2, regs->error_code) == 0)
         return true;
@@ -201,6 +203,7 @@ static _Noreturn void guest_event(struct cpu_regs *regs, bool from_user,
 {
     uint64_t v = regs->vector;
 
+    /* tour fault.3: an interrupt is taken, a fault perch can serve is served, the rest bounce */
     if (v >= 32) {
         take_interrupt(v);
         guest_resume(regs);
@@ -249,6 +252,7 @@ void host_trap(struct cpu_regs *regs)
  * view. The interrupt flag never went off. */
 void host_trap_cpl3(struct cpu_regs *regs)
 {
+    /* tour fault.9: guest_event as before; only the #PF's address costs ring 0 (READ_CR2) */
     perch_shared.stats.cpl3_vectors[regs->vector & 255]++;
     check_not_perch(regs);
     guest_event(regs, !vcpu0.in_kernel, FAULT_ADDRESS_CR2);
@@ -277,6 +281,7 @@ void host_interrupt_cpl3(struct cpu_regs *regs)
  * and r11), DF cleared as the PV ABI says. */
 _Noreturn void user_syscall(struct cpu_regs *regs)
 {
+    /* tour syscall.5: Xen's frame on the kernel stack, the kernel's syscall callback next */
     regs->rip = regs->rcx;
     regs->rflags = regs->r11;
     if (bounce_to_guest(regs, vcpu0.syscall_callback,
@@ -294,6 +299,7 @@ _Noreturn void user_syscall(struct cpu_regs *regs)
  */
 void host_trap_user(struct cpu_regs *regs)
 {
+    /* tour syscall.4: an int3 at LSTAR + 1 is a guest-user `syscall` */
     regs->rax = env_user_rax();
     guest_arrived_from_user();
     if (regs->vector >= 32)

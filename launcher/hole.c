@@ -352,6 +352,7 @@ static int build_user_view(struct guest_memory *gm, uint64_t kl4,
     trampoline = map_new(gm, ul4, hole->lstar & ~(PAGE_SIZE - 1), PAGE_SIZE, HOST_RX);
     if (!trampoline)
         return -1;
+    /* tour syscall.1: in a user view LSTAR's page is all int3: a guest-user `syscall` traps right there */
     memset(trampoline, 0xcc, PAGE_SIZE);   /* int3 */
     u4 = gm_frame(gm, ul4);
     ul3 = gm_frame(gm, (u4[PERCH_SLOT_FIRST] & PTE_ADDR_MASK) >> PAGE_SHIFT);

@@ -128,7 +128,9 @@ user_vector_stubs:
     .if vec == 2 || vec == 8 || vec == 18
     jmp fatal_entry
     .else
+    /* tour syscall.2: the user view's stub keeps rax, loads the kernel CR3 and hands over: visit one */
     movabs %rax, SW_USER_RAX_SLOT
+    /* tour fault.1: a guest-user #PF: the user view's stub keeps CR2 in a slot, then the same */
     .if vec == 14
     mov %cr2, %rax
     movabs %rax, SW_CR2_SLOT
@@ -171,6 +173,7 @@ svc_resume:
     iretq
 
 /* rax holds the new CR3; the guest's rax sits just below the frame. */
+/* tour syscall.10: load the user's CR3 and iretq to it */
 svc_cr3_resume:
     mov 24(%rsp), %rsp
     mov %rax, %cr3

@@ -25,6 +25,8 @@
 
     .section .entry, "ax"
     .global host_syscall_entry
+/* tour syscall.7: the guest kernel's iret is a hypercall: `syscall` at CPL3 jumps here, no trap */
+/* tour multicall.1: every hypercall arrives here the same way: registers saved, host_hypercall */
 host_syscall_entry:
     mov %rsp, guest_rsp_at_syscall(%rip)
     lea host_stack_top(%rip), %rsp
@@ -64,6 +66,8 @@ host_boot_entry:
  * Copy the CPU's frame from the top of an IST page (`top`): ss, rsp, rflags,
  * cs, rip at -8 .. -40, the error code at -48 when the vector has one.
  */
+/* tour syscall.3: the CPU's frame comes off the IST page into a struct cpu_regs on the Host stack */
+/* tour fault.2: the same copy for the #PF, whichever road it came by */
 .macro TRAP_COMMON name, top, has_error, handler=host_trap
 \name:
     .if \has_error
@@ -168,6 +172,7 @@ host_user_vector_entries:
  */
     .balign 32
     .global host_cpl3_vector_entries
+/* tour fault.8: a guest-kernel #PF comes through its DPL3 gate straight here: no ring 0 */
 host_cpl3_vector_entries:
     .set vec, 0
     .rept 256
