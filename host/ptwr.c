@@ -178,10 +178,10 @@ static uint64_t cmp_flags(uint64_t rflags, uint64_t a, uint64_t b)
  */
 static uint64_t target_entry(uint64_t va)
 {
-    uint64_t l1e_maddr = mm_l1e_maddr(va), l1e, mfn;
+    uint64_t l1e_maddr = guest_l1e_maddr(va, PTE_P), l1e, mfn;
     int level;
 
-    if (l1e_maddr == MM_NO_ENTRY)
+    if (l1e_maddr == GUEST_NO_ENTRY)
         return MM_NO_ENTRY;
     l1e = mm_read_entry(l1e_maddr);
     mfn = (l1e & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT;
