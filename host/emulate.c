@@ -11,10 +11,10 @@
  */
 #include "emulate.h"
 #include "host.h"
+#include "insn.h"
 #include "vcpu.h"
 
 #define VECTOR_UD 6
-#define MAX_INSN_BYTES 15
 
 #define RFLAGS_RF (1ull << 16)
 
@@ -55,97 +55,35 @@ void emulate_reset(void)
     guest_cr4 = PERCH_VCPU_CR4 & CR4_VISIBLE;
 }
 
-/* ---- Fetching and decoding ---------------------------------------------- */
+/* ---- The instruction at rip ---------------------------------------------- */
 
-/* The instruction at rip, its prefixes, and how far decoding has got. */
-struct insn {
+/* Its bytes, as many of the 15 as are readable (an instruction that ends
+ * before an unmapped page is still readable), and the decoded instruction. */
+struct fetched {
     uint64_t rip;
-    uint8_t bytes[MAX_INSN_BYTES];
-    unsigned avail;         /* bytes readable from rip */
-    unsigned pos;           /* next byte to decode */
-    bool opsize;            /* 0x66 */
-    bool lock;              /* 0xf0 */
-    uint8_t rex;            /* the REX prefix right before the opcode, or 0 */
+    uint8_t bytes[INSN_MAX_BYTES];
+    size_t avail;
+    struct insn in;
 };
 
-/*
- * Read up to 15 bytes at rip, page by page: an instruction that ends
- * before an unmapped page is still readable. Only what decoding then needs
- * must be there.
- */
-static void fetch(struct insn *in, uint64_t rip)
+/* Bytes it needed are not readable: a #PF where they start. */
+static enum emul_result unreadable(const struct fetched *f)
 {
-    size_t first = 4096 - (rip & 0xfff);
-
-    __builtin_memset(in, 0, sizeof(*in));
-    in->rip = rip;
-    if (first > MAX_INSN_BYTES)
-        first = MAX_INSN_BYTES;
-    if (copy_from_guest(in->bytes, rip, first))
-        return;
-    in->avail = first;
-    if (first < MAX_INSN_BYTES &&
-        !copy_from_guest(in->bytes + first, rip + first, MAX_INSN_BYTES - first))
-        in->avail = MAX_INSN_BYTES;
-}
-
-/* Whether the next n bytes were readable; if not, where the fault is. */
-static bool have(const struct insn *in, unsigned n)
-{
-    if (in->pos + n <= in->avail)
-        return true;
-    emulate_fault_addr = in->rip + in->avail;
-    return false;
-}
-
-static uint8_t next_byte(struct insn *in)
-{
-    return in->bytes[in->pos++];
-}
-
-/* Skip the prefixes; a REX counts only right before the opcode. */
-static enum emul_result skip_prefixes(struct insn *in)
-{
-    for (;;) {
-        uint8_t b;
-
-        if (in->pos == MAX_INSN_BYTES)
-            return EMUL_INJECT_GP;      /* too long: the CPU's #GP */
-        if (!have(in, 1))
-            return EMUL_INJECT_PF;
-        b = in->bytes[in->pos];
-        if ((b & 0xf0) == 0x40) {
-            in->rex = b;
-        } else if (b == 0x66 || b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3 ||
-                   b == 0x26 || b == 0x2e || b == 0x36 || b == 0x3e ||
-                   b == 0x64 || b == 0x65) {
-            in->opsize |= b == 0x66;
-            in->lock |= b == 0xf0;
-            in->rex = 0;
-        } else {
-            return EMUL_DONE;
-        }
-        in->pos++;
-    }
+    emulate_fault_addr = f->rip + f->avail;
+    return EMUL_INJECT_PF;
 }
 
 /* Resume after the instruction; RF is cleared as after any instruction. */
-static enum emul_result done(struct cpu_regs *regs, const struct insn *in)
+static enum emul_result done(struct cpu_regs *regs, uint64_t rip, unsigned length)
 {
-    regs->rip = in->rip + in->pos;
+    regs->rip = rip + length;
     regs->rflags &= ~RFLAGS_RF;
     return EMUL_DONE;
 }
 
-/* The general register with hardware number n (REX-extended). */
-static uint64_t *gpr(struct cpu_regs *r, unsigned n)
+static enum emul_result step(struct cpu_regs *regs, const struct fetched *f)
 {
-    uint64_t *const regs[16] = {
-        &r->rax, &r->rcx, &r->rdx, &r->rbx, &r->rsp, &r->rbp, &r->rsi, &r->rdi,
-        &r->r8, &r->r9, &r->r10, &r->r11, &r->r12, &r->r13, &r->r14, &r->r15,
-    };
-
-    return regs[n & 15];
+    return done(regs, f->rip, f->in.length);
 }
 
 /* ---- CPUID ---------------------------------------------------------------- */
@@ -162,24 +100,25 @@ static void emulate_cpuid(struct cpu_regs *regs)
 }
 
 /*
- * #UD: Xen's forced-emulation prefix, ud2 then "xen", before a cpuid. Like
- * Xen, an unreadable signature is a #PF, anything else a #UD.
+ * #UD: Xen's forced-emulation prefix, ud2 then "xen", before a cpuid: seven
+ * fixed bytes, matched as they are. Like Xen, an unreadable signature is a
+ * #PF, anything else a #UD.
  */
-static enum emul_result emulate_forced(struct cpu_regs *regs, struct insn *in)
+static enum emul_result emulate_forced(struct cpu_regs *regs, const struct fetched *f)
 {
-    static const uint8_t sig[5] = { 0x0f, 0x0b, 'x', 'e', 'n' };
+    static const uint8_t forced[7] = { 0x0f, 0x0b, 'x', 'e', 'n', 0x0f, 0xa2 };
+    const size_t sig = 5;
 
-    if (!have(in, sizeof(sig)))
-        return EMUL_INJECT_PF;
-    for (unsigned i = 0; i < sizeof(sig); i++)
-        if (next_byte(in) != sig[i])
-            return EMUL_INJECT_UD;
-    if (!have(in, 2))
-        return EMUL_INJECT_PF;
-    if (next_byte(in) != 0x0f || next_byte(in) != 0xa2)
+    if (f->avail < sig)
+        return unreadable(f);
+    if (__builtin_memcmp(f->bytes, forced, sig))
+        return EMUL_INJECT_UD;
+    if (f->avail < sizeof(forced))
+        return unreadable(f);
+    if (__builtin_memcmp(f->bytes + sig, forced + sig, sizeof(forced) - sig))
         return EMUL_INJECT_UD;
     emulate_cpuid(regs);
-    return done(regs, in);
+    return done(regs, f->rip, sizeof(forced));
 }
 
 /* ---- MSRs ------------------------------------------------------------------ */
@@ -231,7 +170,7 @@ static bool msr_write(uint32_t msr, uint64_t val)
     return true;
 }
 
-static enum emul_result emulate_rdmsr(struct cpu_regs *regs, const struct insn *in)
+static enum emul_result emulate_rdmsr(struct cpu_regs *regs, const struct fetched *f)
 {
     uint64_t val;
 
@@ -239,16 +178,16 @@ static enum emul_result emulate_rdmsr(struct cpu_regs *regs, const struct insn *
         return EMUL_INJECT_GP;
     regs->rax = (uint32_t)val;
     regs->rdx = val >> 32;
-    return done(regs, in);
+    return step(regs, f);
 }
 
-static enum emul_result emulate_wrmsr(struct cpu_regs *regs, const struct insn *in)
+static enum emul_result emulate_wrmsr(struct cpu_regs *regs, const struct fetched *f)
 {
     uint64_t val = ((uint64_t)(uint32_t)regs->rdx << 32) | (uint32_t)regs->rax;
 
     if (!msr_write((uint32_t)regs->rcx, val))
         return EMUL_INJECT_GP;
-    return done(regs, in);
+    return step(regs, f);
 }
 
 /* ---- I/O ports --------------------------------------------------------------- */
@@ -309,25 +248,18 @@ static void port_read(struct cpu_regs *regs, uint16_t port, unsigned size)
 /* in/out: e4-e7 with an 8-bit port, ec-ef with the port in dx; odd opcodes
  * move 32 bits (16 with 0x66, unless REX.W overrides it: there is no
  * 64-bit form), even ones 8; bit 1 is the direction. */
-static enum emul_result emulate_io(struct cpu_regs *regs, struct insn *in, uint8_t op)
+static enum emul_result emulate_io(struct cpu_regs *regs, const struct fetched *f)
 {
-    bool size16 = in->opsize && !(in->rex & 8);
-    unsigned size = (op & 1) ? (size16 ? 2 : 4) : 1;
-    bool out = op & 2;
-    uint16_t port;
+    const struct insn *in = &f->in;
+    unsigned size = in->operand_size == 1 ? 1 : in->operand_size == 2 ? 2 : 4;
+    bool out = in->opcode & 2;
+    uint16_t port = (in->opcode & 8) ? (uint16_t)regs->rdx : (uint8_t)in->immediate;
 
-    if (op & 8) {
-        port = (uint16_t)regs->rdx;
-    } else {
-        if (!have(in, 1))
-            return EMUL_INJECT_PF;
-        port = next_byte(in);
-    }
     if (!io_permitted(port, size))
         return EMUL_INJECT_GP;
     if (!out)
         port_read(regs, port, size);
-    return done(regs, in);
+    return step(regs, f);
 }
 
 /* ---- Control registers -------------------------------------------------------- */
@@ -339,17 +271,12 @@ static uint64_t read_cr0(void)
 
 /* mov crN, reg / mov reg, crN: the modrm's reg field is N, r/m the GPR
  * (its mod bits are ignored). CR2 and CR3 Linux keeps itself under PV. */
-static enum emul_result emulate_mov_cr(struct cpu_regs *regs, struct insn *in, bool to_cr)
+static enum emul_result emulate_mov_cr(struct cpu_regs *regs, const struct fetched *f,
+                                       bool to_cr)
 {
-    uint8_t modrm;
-    unsigned cr;
-    uint64_t *reg;
+    unsigned cr = f->in.reg;
+    uint64_t *reg = insn_gpr(regs, f->in.rm);
 
-    if (!have(in, 1))
-        return EMUL_INJECT_PF;
-    modrm = next_byte(in);
-    cr = ((modrm >> 3) & 7) | ((in->rex & 4) ? 8 : 0);
-    reg = gpr(regs, (modrm & 7) | ((in->rex & 1) ? 8 : 0));
     if (!to_cr && cr == 0)
         *reg = read_cr0();
     else if (!to_cr && cr == 4)
@@ -360,33 +287,31 @@ static enum emul_result emulate_mov_cr(struct cpu_regs *regs, struct insn *in, b
         guest_cr4 = (PERCH_VCPU_CR4 & CR4_VISIBLE) | (*reg & CR4_GUEST);
     else
         return EMUL_INJECT_GP;
-    return done(regs, in);
+    return step(regs, f);
 }
 
 /* ---- Dispatch ------------------------------------------------------------------- */
 
 /* Two-byte opcodes 0f xx. */
-static enum emul_result emulate_0f(struct cpu_regs *regs, struct insn *in)
+static enum emul_result emulate_0f(struct cpu_regs *regs, const struct fetched *f)
 {
-    if (!have(in, 1))
-        return EMUL_INJECT_PF;
-    switch (next_byte(in)) {
+    switch (f->in.opcode) {
     case 0xa2:
         emulate_cpuid(regs);
-        return done(regs, in);
+        return step(regs, f);
     case 0x32:
-        return emulate_rdmsr(regs, in);
+        return emulate_rdmsr(regs, f);
     case 0x30:
-        return emulate_wrmsr(regs, in);
+        return emulate_wrmsr(regs, f);
     case 0x20:
-        return emulate_mov_cr(regs, in, false);
+        return emulate_mov_cr(regs, f, false);
     case 0x22:
-        return emulate_mov_cr(regs, in, true);
+        return emulate_mov_cr(regs, f, true);
     case 0x06:                          /* clts */
         guest_cr0_ts = false;
-        return done(regs, in);
+        return step(regs, f);
     case 0x09:                          /* wbinvd: the VM's caches are KVM's */
-        return done(regs, in);
+        return step(regs, f);
     default:
         return EMUL_INJECT_GP;
     }
@@ -395,25 +320,27 @@ static enum emul_result emulate_0f(struct cpu_regs *regs, struct insn *in)
 /* #GP with error code 0: the privileged instructions Xen emulates. ins and
  * outs are not emulated (Linux does not use them on ports it has not
  * probed successfully); cli/sti are no-ops for a guest with IOPL, as in
- * Xen, since events are masked through vcpu_info. */
-static enum emul_result emulate_gp(struct cpu_regs *regs, struct insn *in)
+ * Xen, since events are masked through vcpu_info. The CPU read the whole
+ * instruction to raise the #GP, so bytes missing now are a #PF; too long an
+ * instruction is the CPU's own #GP. */
+static enum emul_result emulate_gp(struct cpu_regs *regs, struct fetched *f)
 {
-    enum emul_result r = skip_prefixes(in);
-    uint8_t op;
+    int rc = insn_decode(&f->in, f->bytes, f->avail);
 
-    if (r != EMUL_DONE)
-        return r;
-    if (in->lock)
+    if (rc == INSN_TRUNCATED)
+        return unreadable(f);
+    if (rc || f->in.lock || f->in.vex)
         return EMUL_INJECT_GP;
-    op = next_byte(in);
-    switch (op) {
-    case 0x0f:
-        return emulate_0f(regs, in);
+    if (f->in.map == INSN_MAP_0F)
+        return emulate_0f(regs, f);
+    if (f->in.map != INSN_MAP_1)
+        return EMUL_INJECT_GP;
+    switch (f->in.opcode) {
     case 0xe4: case 0xe5: case 0xe6: case 0xe7:
     case 0xec: case 0xed: case 0xee: case 0xef:
-        return emulate_io(regs, in, op);
+        return emulate_io(regs, f);
     case 0xfa: case 0xfb:
-        return iopl_ok() ? done(regs, in) : EMUL_INJECT_GP;
+        return iopl_ok() ? step(regs, f) : EMUL_INJECT_GP;
     default:
         return EMUL_INJECT_GP;
     }
@@ -421,12 +348,12 @@ static enum emul_result emulate_gp(struct cpu_regs *regs, struct insn *in)
 
 enum emul_result emulate_privileged(struct cpu_regs *regs)
 {
-    struct insn in;
+    struct fetched f = { .rip = regs->rip };
 
     if (regs->vector != VECTOR_UD && regs->error_code != 0)
         return EMUL_INJECT_GP;      /* a selector or IDT fault: as it is */
-    fetch(&in, regs->rip);
+    f.avail = insn_fetch(regs->rip, f.bytes);
     if (regs->vector == VECTOR_UD)
-        return emulate_forced(regs, &in);
-    return emulate_gp(regs, &in);
+        return emulate_forced(regs, &f);
+    return emulate_gp(regs, &f);
 }

@@ -1,25 +1,25 @@
 /*
- * Reading and writing guest memory by guest-kernel virtual address.
+ * Guest memory by guest-kernel virtual address: the one software walk of
+ * the guest's page tables, the one check of a guest address, and copies.
  *
  * The Host never dereferences a guest pointer: it walks the guest's page
  * tables in software (through the alias of machine memory) and copies
  * through the alias. A bad pointer is an -XEN_EFAULT for the guest, never a
- * fault inside the Host, so the Host needs no exception fixups and its
- * entries never nest.
+ * fault inside the Host, so the Host needs no exception fixups. (Its
+ * entries still nest: an interrupt may arrive while it works, see
+ * docs/design.md section 7.)
  */
 #include "env.h"
 #include "host.h"
+#include "mm.h"
 #include "vcpu.h"
-
-#define LEVELS 4
 
 bool va_canonical(uint64_t va)
 {
     return va < 0x0000800000000000ull || va >= 0xffff800000000000ull;
 }
 
-/* One address a guest pointer may name: canonical, outside the hole. */
-static bool guest_va_ok(uint64_t va)
+bool guest_va_ok(uint64_t va)
 {
     return va_canonical(va) && !(va >= XEN_HOLE_START && va < XEN_HOLE_END);
 }
@@ -38,30 +38,41 @@ static bool frame_in_memslot(uint64_t mfn)
     return mfn < perch_shared.boot.machine_frames;
 }
 
-/* Machine address of `va` in the current kernel page tables, or ~0. */
-static uint64_t translate(uint64_t va, bool write)
+uint64_t guest_l1e_maddr(uint64_t va, uint64_t need)
 {
-    uint64_t need = PTE_P | PTE_US | (write ? PTE_RW : 0);
     uint64_t table = vcpu0.kernel_cr3 & PTE_ADDR_MASK;
 
     if (!guest_va_ok(va))
-        return ~0ull;
-    for (int level = LEVELS - 1; level >= 0; level--) {
-        unsigned index = (va >> (12 + 9 * level)) & 511;
-        uint64_t entry;
+        return GUEST_NO_ENTRY;
+    for (unsigned level = 4;; level--) {
+        uint64_t maddr = table + ((va >> (3 + 9 * level)) & 511) * 8, entry;
 
-        if (!frame_in_memslot(table >> 12))
-            return ~0ull;
-        entry = ((const uint64_t *)(env_alias_base() + table))[index];
-        /* Bit 7 is PS above L1 (perch maps no superpages for guests) and
-         * PAT in an L1 entry, where it is just a memory type. */
-        if ((entry & need) != need || (level > 0 && (entry & PTE_PS)))
-            return ~0ull;
+        if (!frame_in_memslot(table >> XEN_PAGE_SHIFT))
+            return GUEST_NO_ENTRY;
+        if (level == 1)
+            return maddr;
+        entry = mm_read_entry(maddr);
+        /* Bit 7 is PS above L1: perch maps no superpages for guests. */
+        if ((entry & need) != need || (entry & PTE_PS))
+            return GUEST_NO_ENTRY;
         table = entry & PTE_ADDR_MASK;
     }
-    if (!frame_in_memslot(table >> 12))
+}
+
+/* Machine address of `va` in the current kernel page tables, or ~0. Bit 7
+ * of the L1 entry is PAT, just a memory type. */
+static uint64_t translate(uint64_t va, bool write)
+{
+    uint64_t need = PTE_P | PTE_US | (write ? PTE_RW : 0);
+    uint64_t l1e = guest_l1e_maddr(va, need), entry, frame;
+
+    if (l1e == GUEST_NO_ENTRY)
         return ~0ull;
-    return table | (va & 0xfff);
+    entry = mm_read_entry(l1e);
+    frame = entry & PTE_ADDR_MASK;
+    if ((entry & need) != need || !frame_in_memslot(frame >> XEN_PAGE_SHIFT))
+        return ~0ull;
+    return frame | (va & 0xfff);
 }
 
 /* Copy page by page; `to_guest` chooses the direction. */

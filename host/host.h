@@ -107,10 +107,24 @@ void console_put(const char *bytes, size_t len);
 long copy_from_guest(void *dst, uint64_t va, size_t len);
 long copy_to_guest(uint64_t va, const void *src, size_t len);
 
-/* Whether va is canonical; whether [va, va + bytes) lies where a guest
- * pointer may point (below the non-canonical gap or above the hypervisor
- * hole: Xen's guest_handle_okay). Neither says what is mapped there. */
+/* Whether va is canonical; whether it is an address the guest owns
+ * (canonical and outside Xen's hole, L4 slots 256-271); whether
+ * [va, va + bytes) lies where a guest pointer may point (below the
+ * non-canonical gap or above the hole: Xen's guest_handle_okay). None says
+ * what is mapped there. */
 bool va_canonical(uint64_t va);
+bool guest_va_ok(uint64_t va);
 bool guest_handle_okay(uint64_t va, uint64_t bytes);
+
+/*
+ * The one walk of the guest's page tables (the current guest-kernel L4,
+ * through the alias): the machine address of the L1 entry that maps va,
+ * if each upper entry (L4, L3, L2) has every bit of `need` and is no
+ * superpage. GUEST_NO_ENTRY if va is not guest_va_ok(), an entry lacks a
+ * bit, or a table lies outside machine memory. The L1 entry itself is the
+ * caller's to check.
+ */
+#define GUEST_NO_ENTRY (~0ull)
+uint64_t guest_l1e_maddr(uint64_t va, uint64_t need);
 
 #endif

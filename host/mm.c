@@ -38,13 +38,6 @@ bool mm_guest_frame(uint64_t mfn)
     return mfn - b->guest_mfn_base < b->guest_nr_pages && mfn < b->machine_frames;
 }
 
-bool mm_guest_va(uint64_t va)
-{
-    uint64_t top = va >> 47;
-
-    return (top == 0 || top == 0x1ffff) && (va < XEN_HOLE_START || va >= XEN_HOLE_END);
-}
-
 static struct mm_frame_info *frame_info(uint64_t mfn)
 {
     return mm_frames && mfn < perch_shared.boot.machine_frames ? &mm_frames[mfn] : NULL;
@@ -368,26 +361,6 @@ long mm_write_entry(uint64_t maddr, uint64_t val, int level, bool preserve_ad)
         drop_ref(old, level);
     tlb_note_change(old, new, level);
     return 0;
-}
-
-uint64_t mm_l1e_maddr(uint64_t va)
-{
-    uint64_t table = vcpu0.kernel_cr3 & PTE_ADDR_MASK;
-
-    if (!mm_guest_va(va))
-        return MM_NO_ENTRY;
-    for (int level = MM_L4;; level--) {
-        uint64_t maddr = table + ((va >> (3 + 9 * level)) & 511) * 8, e;
-
-        if ((table >> XEN_PAGE_SHIFT) >= perch_shared.boot.machine_frames)
-            return MM_NO_ENTRY;
-        if (level == MM_L1)
-            return maddr;
-        e = mm_read_entry(maddr);
-        if (!(e & PTE_P) || (e & PTE_PS))
-            return MM_NO_ENTRY;
-        table = e & PTE_ADDR_MASK;
-    }
 }
 
 /* ---- Pins and base pointers ------------------------------------------------------ */

@@ -122,9 +122,6 @@ bool mm_guest_frame(uint64_t mfn);
 /* Strict mode in force: mm_strict, with mm_frames to keep the types in. */
 bool mm_strict_active(void);
 
-/* Canonical and outside Xen's hole (256-271): an address the guest owns. */
-bool mm_guest_va(uint64_t va);
-
 /* How a store into frame mfn is to be checked (MM_ANY .. MM_PLAIN). */
 int mm_table_level(uint64_t mfn);
 
@@ -135,10 +132,6 @@ long mm_write_entry(uint64_t maddr, uint64_t val, int level, bool preserve_ad);
 
 /* Read the entry at machine address maddr. */
 uint64_t mm_read_entry(uint64_t maddr);
-
-/* Machine address of the L1 entry that maps va in the current guest-kernel
- * tables, or MM_NO_ENTRY (va in the hole, not canonical, a table missing). */
-uint64_t mm_l1e_maddr(uint64_t va);
 
 /* The MMUEXT operations on tables; mfn as the guest gave it. */
 long mm_pin(uint64_t mfn, int level);

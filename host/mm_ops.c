@@ -153,11 +153,11 @@ static long uvmf_flush(uint64_t flags)
 long do_update_va_mapping(uint64_t va, uint64_t val, uint64_t flags,
                           uint64_t a4, uint64_t a5)
 {
-    uint64_t pte = mm_l1e_maddr(va);
+    uint64_t pte = guest_l1e_maddr(va, PTE_P);
     long rc;
 
     (void)a4, (void)a5;
-    if (pte == MM_NO_ENTRY || !mm_guest_frame(pte >> XEN_PAGE_SHIFT))
+    if (pte == GUEST_NO_ENTRY || !mm_guest_frame(pte >> XEN_PAGE_SHIFT))
         return -XEN_EINVAL;
     if (mm_strict_active() && mm_table_level(pte >> XEN_PAGE_SHIFT) != MM_L1)
         return -XEN_EINVAL;

@@ -25,9 +25,8 @@
  * 8-byte aligned.
  */
 #include "emulate.h"
+#include "insn.h"
 #include "mm.h"
-
-#define MAX_INSN 15
 
 /* #PF error code bits. */
 #define PF_PRESENT  (1u << 0)
@@ -44,14 +43,10 @@
 #define FL_OF 0x800ull
 #define FL_ARITH (FL_CF | FL_PF | FL_AF | FL_ZF | FL_SF | FL_OF)
 
-#define REX_W 8
-#define REX_R 4
-#define REX_X 2
-#define REX_B 1
-
 enum op { OP_MOV, OP_XCHG, OP_CMPXCHG, OP_BTS, OP_BTR, OP_OR, OP_AND };
 
-struct insn {
+/* A store of one of the forms above, as decoded. */
+struct pte_store {
     enum op op;
     unsigned len;       /* bytes, prefixes and immediate included */
     unsigned size;      /* bytes accessed: 1 or 8 */
@@ -61,185 +56,75 @@ struct insn {
     uint64_t addr;      /* the memory operand's effective address */
 };
 
-/* ---- Registers ------------------------------------------------------------ */
-
-/* The x86 register numbering, onto struct cpu_regs. */
-static const uint8_t gpr_offset[16] = {
-    offsetof(struct cpu_regs, rax), offsetof(struct cpu_regs, rcx),
-    offsetof(struct cpu_regs, rdx), offsetof(struct cpu_regs, rbx),
-    offsetof(struct cpu_regs, rsp), offsetof(struct cpu_regs, rbp),
-    offsetof(struct cpu_regs, rsi), offsetof(struct cpu_regs, rdi),
-    offsetof(struct cpu_regs, r8),  offsetof(struct cpu_regs, r9),
-    offsetof(struct cpu_regs, r10), offsetof(struct cpu_regs, r11),
-    offsetof(struct cpu_regs, r12), offsetof(struct cpu_regs, r13),
-    offsetof(struct cpu_regs, r14), offsetof(struct cpu_regs, r15),
-};
-
-static uint64_t *gpr(struct cpu_regs *regs, unsigned n)
-{
-    return (uint64_t *)((uint8_t *)regs + gpr_offset[n & 15]);
-}
-
 /* ---- Decoding ----------------------------------------------------------------- */
 
-struct cursor {
-    const uint8_t *bytes;
-    unsigned n, pos;
-    bool ok;
-};
-
-static uint8_t next_byte(struct cursor *c)
+/* Which form the decoded instruction is (st->op, size, imm_src); false for
+ * anything else. */
+static bool store_form(const struct insn *d, struct pte_store *st)
 {
-    if (c->pos >= c->n) {
-        c->ok = false;
-        return 0;
-    }
-    return c->bytes[c->pos++];
-}
+    unsigned sub = d->reg & 7;     /* ModRM.reg as an opcode extension */
 
-/* A little-endian immediate or displacement of 1 or 4 bytes, sign-extended. */
-static uint64_t next_signed(struct cursor *c, unsigned bytes)
-{
-    uint32_t v = 0;
-
-    for (unsigned i = 0; i < bytes; i++)
-        v |= (uint32_t)next_byte(c) << (8 * i);
-    return bytes == 1 ? (uint64_t)(int64_t)(int8_t)v : (uint64_t)(int64_t)(int32_t)v;
-}
-
-/* The memory operand of ModRM byte `modrm`: its address without the rip a
- * RIP-relative operand adds once the instruction's length is known. */
-static bool decode_mem(struct cursor *c, unsigned rex, uint8_t modrm,
-                       struct cpu_regs *regs, uint64_t *addr, bool *rip_relative)
-{
-    unsigned mod = modrm >> 6, rm = modrm & 7;
-    uint64_t a = 0;
-
-    *rip_relative = false;
-    if (mod == 3)
-        return false;   /* a register, not memory */
-    if (rm == 4) {
-        uint8_t sib = next_byte(c);
-        unsigned index = ((sib >> 3) & 7) | ((rex & REX_X) ? 8 : 0), base = sib & 7;
-
-        if (index != 4)
-            a += *gpr(regs, index) << (sib >> 6);
-        if (base == 5 && mod == 0)
-            a += next_signed(c, 4);
-        else
-            a += *gpr(regs, base | ((rex & REX_B) ? 8 : 0));
-    } else if (rm == 5 && mod == 0) {
-        *rip_relative = true;
-        a = next_signed(c, 4);
-    } else {
-        a = *gpr(regs, rm | ((rex & REX_B) ? 8 : 0));
-    }
-    if (mod == 1)
-        a += next_signed(c, 1);
-    else if (mod == 2)
-        a += next_signed(c, 4);
-    *addr = a;
-    return c->ok;
-}
-
-/* Which form the opcode is; *imm_bytes for the immediate that follows the
- * memory operand. false for anything else. */
-static bool decode_opcode(unsigned rex, uint8_t modrm_reg,
-                          uint8_t opcode, uint8_t opcode2, struct insn *in,
-                          unsigned *imm_bytes)
-{
-    bool w = rex & REX_W;
-
-    in->size = 8;
-    in->imm_src = true;
-    *imm_bytes = 0;
-    switch (opcode) {
-    case 0x89: in->op = OP_MOV; in->imm_src = false; return w;
-    case 0x87: in->op = OP_XCHG; in->imm_src = false; return w;
-    case 0xc7: in->op = OP_MOV; *imm_bytes = 4; return w && modrm_reg == 0;
-    case 0x80: in->size = 1; *imm_bytes = 1; break;
-    case 0x81: *imm_bytes = 4; if (!w) return false; break;
-    case 0x83: *imm_bytes = 1; if (!w) return false; break;
-    case 0x0f:
-        in->imm_src = opcode2 == 0xba;
-        *imm_bytes = in->imm_src ? 1 : 0;
-        if (!w)
+    st->size = 8;
+    st->imm_src = true;
+    if (d->map == INSN_MAP_0F) {
+        if (!d->rex_w)
             return false;
-        switch (opcode2) {
-        case 0xb1: in->op = OP_CMPXCHG; return true;
-        case 0xab: in->op = OP_BTS; return true;
-        case 0xb3: in->op = OP_BTR; return true;
+        switch (d->opcode) {
+        case 0xb1: st->op = OP_CMPXCHG; st->imm_src = false; return true;
+        case 0xab: st->op = OP_BTS; st->imm_src = false; return true;
+        case 0xb3: st->op = OP_BTR; st->imm_src = false; return true;
         case 0xba:
-            in->op = modrm_reg == 5 ? OP_BTS : OP_BTR;
-            return modrm_reg == 5 || modrm_reg == 6;
+            st->op = sub == 5 ? OP_BTS : OP_BTR;
+            return sub == 5 || sub == 6;
         default: return false;
         }
-    default:
+    }
+    if (d->map != INSN_MAP_1)
         return false;
+    switch (d->opcode) {
+    case 0x89: st->op = OP_MOV; st->imm_src = false; return d->rex_w;
+    case 0x87: st->op = OP_XCHG; st->imm_src = false; return d->rex_w;
+    case 0xc7: st->op = OP_MOV; return d->rex_w && sub == 0;
+    case 0x80: st->size = 1; break;
+    case 0x81: case 0x83: if (!d->rex_w) return false; break;
+    default: return false;
     }
     /* 80, 81, 83: ModRM.reg picks the operation. */
-    in->op = modrm_reg == 1 ? OP_OR : OP_AND;
-    return modrm_reg == 1 || modrm_reg == 4;
+    st->op = sub == 1 ? OP_OR : OP_AND;
+    return sub == 1 || sub == 4;
 }
 
+/*
+ * The store in bytes[0 .. n), with its memory operand's address. Only lock
+ * and the cs/ds/es/ss overrides (which change nothing in 64-bit mode: a
+ * uniprocessor Linux patches its lock prefixes into ds) may come with it;
+ * so no fs/gs base applies.
+ */
 static bool decode(const uint8_t *bytes, unsigned n, struct cpu_regs *regs,
-                   struct insn *in)
+                   struct pte_store *st)
 {
-    struct cursor c = { bytes, n, 0, true };
-    uint8_t b = next_byte(&c), opcode, opcode2 = 0, modrm;
-    unsigned rex = 0, imm_bytes;
-    bool rip_relative;
+    struct insn d;
 
-    /* lock, and the ds/cs/es/ss overrides, which change nothing in 64-bit
-     * mode: a uniprocessor Linux patches its lock prefixes into ds. */
-    while (b == 0xf0 || b == 0x3e || b == 0x2e || b == 0x26 || b == 0x36)
-        b = next_byte(&c);
-    if ((b & 0xf0) == 0x40) {            /* REX, right before the opcode */
-        rex = b & 15;
-        b = next_byte(&c);
-    }
-    opcode = b;
-    if (opcode == 0x0f)
-        opcode2 = next_byte(&c);
-    modrm = next_byte(&c);
-    if (!c.ok || !decode_opcode(rex, (modrm >> 3) & 7, opcode, opcode2, in,
-                                &imm_bytes))
+    if (insn_decode(&d, bytes, n) || d.vex || d.opsize_prefix || d.addrsize_prefix ||
+        d.rep || d.repne || d.seg == INSN_SEG_FS || d.seg == INSN_SEG_GS ||
+        !d.has_memory_operand || !store_form(&d, st) ||
+        !insn_memory_address(&d, regs, 0, 0, &st->addr))
         return false;
-    in->reg = ((modrm >> 3) & 7) | ((rex & REX_R) ? 8 : 0);
-    if (!decode_mem(&c, rex, modrm, regs, &in->addr, &rip_relative))
-        return false;
-    in->imm = imm_bytes ? next_signed(&c, imm_bytes) : 0;
-    if (!c.ok || c.pos > MAX_INSN)
-        return false;
-    in->len = c.pos;
-    if (rip_relative)
-        in->addr += regs->rip + in->len;
-    if (in->op == OP_BTS || in->op == OP_BTR) {
-        if (in->imm_src) {
-            in->imm &= 63;               /* an immediate stays in the qword */
+    st->len = d.length;
+    st->reg = d.reg;
+    st->imm = st->imm_src ? (uint64_t)d.immediate : 0;
+    if (st->op == OP_BTS || st->op == OP_BTR) {
+        if (st->imm_src) {
+            st->imm &= 63;               /* an immediate stays in the qword */
         } else {
             /* A register bit offset is signed and may reach other qwords. */
-            int64_t offset = (int64_t)*gpr(regs, in->reg);
+            int64_t offset = (int64_t)*insn_gpr(regs, st->reg);
 
-            in->addr += (uint64_t)((offset >> 6) * 8);
-            in->imm = (uint64_t)offset & 63;
+            st->addr += (uint64_t)((offset >> 6) * 8);
+            st->imm = (uint64_t)offset & 63;
         }
     }
     return true;
-}
-
-/* The instruction at rip, as many of its 15 bytes as are mapped. */
-static unsigned fetch(uint64_t rip, uint8_t *buf)
-{
-    unsigned first = 4096 - (unsigned)(rip & 0xfff);
-
-    if (first > MAX_INSN)
-        first = MAX_INSN;
-    if (copy_from_guest(buf, rip, first))
-        return 0;
-    if (first < MAX_INSN && !copy_from_guest(buf + first, rip + first, MAX_INSN - first))
-        return MAX_INSN;
-    return first;
 }
 
 /* ---- Flags ----------------------------------------------------------------------- */
@@ -293,10 +178,10 @@ static uint64_t cmp_flags(uint64_t rflags, uint64_t a, uint64_t b)
  */
 static uint64_t target_entry(uint64_t va)
 {
-    uint64_t l1e_maddr = mm_l1e_maddr(va), l1e, mfn;
+    uint64_t l1e_maddr = guest_l1e_maddr(va, PTE_P), l1e, mfn;
     int level;
 
-    if (l1e_maddr == MM_NO_ENTRY)
+    if (l1e_maddr == GUEST_NO_ENTRY)
         return MM_NO_ENTRY;
     l1e = mm_read_entry(l1e_maddr);
     mfn = (l1e & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT;
@@ -310,7 +195,7 @@ static uint64_t target_entry(uint64_t va)
 
 /* The new value of the entry and what the instruction leaves in rflags;
  * false if it writes nothing (a failed cmpxchg). */
-static bool compute(const struct insn *in, uint64_t old, uint64_t src,
+static bool compute(const struct pte_store *in, uint64_t old, uint64_t src,
                     uint64_t rax, uint64_t *new, uint64_t *rflags)
 {
     unsigned shift = (unsigned)(in->addr & 7) * 8;
@@ -348,17 +233,17 @@ static bool compute(const struct insn *in, uint64_t old, uint64_t src,
     return false;
 }
 
-static int execute(struct cpu_regs *regs, const struct insn *in, uint64_t pte)
+static int execute(struct cpu_regs *regs, const struct pte_store *in, uint64_t pte)
 {
     uint64_t old = mm_read_entry(pte), new = old, rflags = regs->rflags;
-    uint64_t src = in->imm_src ? in->imm : *gpr(regs, in->reg);
+    uint64_t src = in->imm_src ? in->imm : *insn_gpr(regs, in->reg);
     bool store = compute(in, old, src, regs->rax, &new, &rflags);
 
     if (store && new != old && mm_write_entry(pte, new, MM_L1, false))
         return -1;
     /* Only now, after the store went through, the registers. */
     if (in->op == OP_XCHG)
-        *gpr(regs, in->reg) = old;
+        *insn_gpr(regs, in->reg) = old;
     if (in->op == OP_CMPXCHG && !store)
         regs->rax = old;
     regs->rflags = rflags;
@@ -369,8 +254,8 @@ static int execute(struct cpu_regs *regs, const struct insn *in, uint64_t pte)
 
 int ptwr_emulate(struct cpu_regs *regs, uint64_t fault_va, uint64_t error_code)
 {
-    uint8_t bytes[MAX_INSN];
-    struct insn in;
+    uint8_t bytes[INSN_MAX_BYTES];
+    struct pte_store in;
     uint64_t pte;
     unsigned n;
 
@@ -384,7 +269,7 @@ int ptwr_emulate(struct cpu_regs *regs, uint64_t fault_va, uint64_t error_code)
     pte = target_entry(fault_va);
     if (pte == MM_NO_ENTRY)
         return -1;
-    n = fetch(regs->rip, bytes);
+    n = (unsigned)insn_fetch(regs->rip, bytes);
     if (!n || !decode(bytes, n, regs, &in))
         return -1;
     if (in.addr != fault_va || (in.size == 8 && (fault_va & 7)))
