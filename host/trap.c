@@ -14,6 +14,7 @@
 #include "emulate.h"
 #include "env.h"
 #include "evtchn.h"
+#include "fault_address.h"
 #include "guest_mode.h"
 #include "guest_resume.h"
 #include "host.h"
@@ -208,7 +209,9 @@ static _Noreturn void guest_event(struct cpu_regs *regs, bool from_user,
         take_interrupt(v);
         guest_resume(regs);
     }
-    if (v == 14 && page_fault(regs, from_user, env_fault_address(cr2)))
+    if (v == 14 && page_fault(regs, from_user, cr2 == FAULT_ADDRESS_CR2
+                                                   ? fault_address_cpl3(regs)
+                                                   : env_fault_address(cr2)))
         guest_resume(regs);
     if ((v == 13 || v == 6) && !from_user && privileged_instruction(regs))
         guest_resume(regs);
@@ -252,7 +255,7 @@ void host_trap(struct cpu_regs *regs)
  * view. The interrupt flag never went off. */
 void host_trap_cpl3(struct cpu_regs *regs)
 {
-    /* tour fault.9: guest_event as before; only the #PF's address costs ring 0 (READ_CR2) */
+    /* tour fault.9: guest_event as before; a #PF's address from its instruction (fault_address.c) */
     perch_shared.stats.cpl3_vectors[regs->vector & 255]++;
     check_not_perch(regs);
     guest_event(regs, !vcpu0.in_kernel, FAULT_ADDRESS_CR2);

@@ -44,6 +44,9 @@ void cli_print_help(void)
 "  --no-cpl3-events       switch CPL3 events off: every exception and\n"
 "                         interrupt of the guest kernel goes through ring 0,\n"
 "                         instead of straight to the Host through DPL3 gates\n"
+"  --no-fault-decode      read CR2 in ring 0 for every page fault that came\n"
+"                         through a DPL3 gate, instead of proving its address\n"
+"                         from the faulting instruction and the page tables\n"
 "  --no-flush-elision     flush the TLB whenever the guest asks, even when\n"
 "                         every change since the last flush was one KVM's\n"
 "                         shadow paging shows without it (a new mapping, or\n"
@@ -141,6 +144,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "eager-flush", no_argument, NULL, 'F' },
         { "no-cpl3-events", no_argument, NULL, 'E' },
         { "no-flush-elision", no_argument, NULL, 'L' },
+        { "no-fault-decode", no_argument, NULL, 'D' },
         { "no-guest-isolation", no_argument, NULL, 'I' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -163,6 +167,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'F': o->optimizations_off |= PERCH_OPT_LAZY_FLUSH; break;
         case 'E': o->optimizations_off |= PERCH_OPT_CPL3_EVENTS; break;
         case 'L': o->optimizations_off |= PERCH_OPT_FLUSH_ELISION; break;
+        case 'D': o->optimizations_off |= PERCH_OPT_FAULT_DECODE; break;
         case 'I': o->no_guest_isolation = true; break;
         case 'h': o->command = CMD_HELP; return 0;
         case ':':

@@ -36,7 +36,7 @@ for opt in $options; do
     fi
 done
 # ... and --help names no option that cli.c does not accept.
-unknown=$(grep -Eo -- '--[a-z][-a-z]*' "$TMP/help_--help.out" | sort -u |
+unknown=$(grep -Eo -- '--[a-z][-a-z0-9]*' "$TMP/help_--help.out" | sort -u |
           grep -vxF -- "$options")
 if [ -z "$unknown" ]; then
     pass help/no_unknown_options

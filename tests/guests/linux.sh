@@ -43,7 +43,7 @@ fi
 
 # The same in every mode the switches give: the defaults, guest processes
 # without isolation, and events through ring 0 as before CPL3 events.
-for opts in "" --no-guest-isolation --no-cpl3-events; do
+for opts in "" --no-guest-isolation --no-cpl3-events "--no-guest-isolation --no-fault-decode"; do
     m=$(printf '%s' "$opts" | tr -c 'a-z0-9' '_')
     [ -z "$opts" ] || linux_run "uname$m" $opts -- /bin/sh -c 'uname -a; echo ok'
     expect_guest_status "uname$m" 0

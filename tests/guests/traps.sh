@@ -2,9 +2,10 @@
 # the vector and the rip the guest reported (for int3, which is a trap, the
 # next instruction), counts it, and stops the guest with status 5, since no
 # trap table exists yet. With CPL3 events (the default) the exception comes
-# through a DPL3 gate with no ring-0 visit (#PF: one, to read CR2; int3
-# always goes through the Switcher); with --no-cpl3-events, through the
-# Switcher's stub: one visit.
+# through a DPL3 gate with no ring-0 visit (the #PF's address proven from
+# the instruction; --no-fault-decode reads CR2 in one visit; int3 always
+# goes through the Switcher); with --no-cpl3-events, through the Switcher's
+# stub: one visit.
 . tests/lib.sh
 
 # check_trap NAME VECTOR RIP_OFFSET ERROR VISITS [PERCH_OPTIONS...]
@@ -22,8 +23,12 @@ check_trap() {
     expect_line "$run" err "^ +total +$((visits + 1))$"
 }
 
-for opts in "" --no-cpl3-events; do
-    if [ -n "$opts" ]; then ring0=1 pf=1; else ring0=0 pf=1; fi
+for opts in "" --no-cpl3-events --no-fault-decode; do
+    case $opts in
+    --no-cpl3-events) ring0=1 pf=1 ;;
+    --no-fault-decode) ring0=0 pf=1 ;;
+    *) ring0=0 pf=0 ;;
+    esac
     check_trap ud 6 0 0 $ring0 $opts
     check_trap bp 3 1 0 1 $opts
     check_trap gp 13 0 0 $ring0 $opts
