@@ -259,7 +259,7 @@ static void not_present_values_stored_as_they_are(void)
     CHECK(*entry(l1, 5) == (0xdeadbeef000ull | PTE_PS | PTE_PCD));
 }
 
-static void preserve_ad(void)
+static void preserve_ad_keeps_the_old_accessed_and_dirty_bits(void)
 {
     uint64_t d = DATA_MFN << 12;
 
@@ -390,7 +390,7 @@ static void upper_level_changes_flush(void)
 
 /* ---- mmuext_op -------------------------------------------------------------------- */
 
-static void tlb_flushes(void)
+static void flush_requests_for_this_vcpu_queue_one_tlb_flush(void)
 {
     static const uint32_t cmds[] = { MMUEXT_TLB_FLUSH_LOCAL, MMUEXT_TLB_FLUSH_ALL,
                                      MMUEXT_INVLPG_LOCAL, MMUEXT_INVLPG_ALL };
@@ -582,7 +582,7 @@ static void without_frame_table(void)
     CHECK(mm_boot() == EINVAL);
 }
 
-static void set_ldt(void)
+static void set_ldt_accepts_an_aligned_table_of_at_most_8192_entries(void)
 {
     CHECK(setup(false) == 0);
     CHECK(ext1(MMUEXT_SET_LDT, 0, 0) == 0);
@@ -823,14 +823,14 @@ int main(void)
     RUN(l4_hole_slots_refused);
     RUN(pinned_l4_hole_slots_refused);
     RUN(not_present_values_stored_as_they_are);
-    RUN(preserve_ad);
+    RUN(preserve_ad_keeps_the_old_accessed_and_dirty_bits);
     RUN(machphys_update);
     RUN(done_count_and_first_failure);
     RUN(bad_request_pointer);
     RUN(foreign_domains_refused);
     RUN(preempted_count);
     RUN(upper_level_changes_flush);
-    RUN(tlb_flushes);
+    RUN(flush_requests_for_this_vcpu_queue_one_tlb_flush);
     RUN(new_baseptr);
     RUN(new_baseptr_refuses_a_bad_l4);
     RUN(new_user_baseptr);
@@ -839,7 +839,7 @@ int main(void)
     RUN(pin_adjusts_the_tree);
     RUN(pin_refuses_bad_tables);
     RUN(without_frame_table);
-    RUN(set_ldt);
+    RUN(set_ldt_accepts_an_aligned_table_of_at_most_8192_entries);
     RUN(clear_and_copy_page);
     RUN(unknown_commands);
     RUN(ext_batch_done_count);
