@@ -8,9 +8,9 @@
  * hides what it does not emulate (cpuid_hidden[] below, with reasons).
  * Leaves beyond the advertised maxima read as zero, as on AMD.
  */
-#include "emulate.h"
 #include "env.h"
 #include "host.h"
+#include "cpuid.h"
 
 #define BIT(n) (1u << (n))
 #define ANY_SUBLEAF 0xffffffffu

@@ -13,6 +13,9 @@
 #include "host.h"
 #include "insn.h"
 #include "vcpu.h"
+#include "cpuid.h"
+#include "vm_assist.h"
+#include "physdev.h"
 
 #define VECTOR_UD 6
 

@@ -3,7 +3,6 @@
  * which saves the registers and calls host_hypercall(): no trap, no ring 0,
  * the whole call runs at native speed.
  */
-#include "emulate.h"
 #include "env.h"
 #include "evtchn.h"
 #include "host.h"

@@ -1,6 +1,6 @@
 /*
  * Guest page tables: the PV MMU hypercalls (mmu_update, mmuext_op,
- * update_va_mapping, host/mm_ops.c), the rules every guest page-table entry
+ * update_va_mapping, host/mmu_hypercalls.c), the rules every guest page-table entry
  * must follow (host/mm.c) and the writable-page-table assist that emulates a
  * guest-kernel store to a read-only PTE (host/ptwr.c).
  *
@@ -64,12 +64,8 @@ struct mm_frame_info {
  * changes check nothing, and ptwr accepts any read-only guest frame). */
 extern struct mm_frame_info *mm_frames;
 
-/* host/hole.c: write perch's slots (257, 258) into the L4 at l4_maddr, for
- * a kernel view or a user view. It must write both slots, 258 as 0 in a
- * user view: a frame can go from one view to the other. Called when an L4
- * is pinned (user view unless it is the current kernel L4) and on every
- * NEW_BASEPTR (kernel view) and NEW_USER_BASEPTR (user view). */
-void hole_fill_l4(uint64_t l4_maddr, bool user_view);
+/* perch's slots of every L4 the guest pins or installs: hole_fill_l4()
+ * (host/l4_slots.c, declared in env.h). */
 
 /* Counters: perch_shared.stats.pt_updates (entries written by mmu_update
  * and update_va_mapping) and perch_shared.stats.ptwr_emulations. */

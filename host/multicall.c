@@ -5,8 +5,8 @@
  * entry. Unlike Xen the Host is never preempted, so there are no
  * continuations: the batch simply runs to its end.
  */
-#include "emulate.h"
 #include "host.h"
+#include "multicall.h"
 
 uint64_t multicall_stat_entries;
 

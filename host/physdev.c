@@ -17,8 +17,8 @@
  * physdev_op_compat is the old form: one struct with the command first.
  */
 #include "../abi/xen/physdev.h"
-#include "emulate.h"
 #include "host.h"
+#include "physdev.h"
 
 #define IOBMP_BYTES   8192u       /* a bitmap for all 65536 ports */
 #define IOBMP_PORTS   65536u

@@ -24,9 +24,9 @@
  * The accessed address must be the faulting one; a 64-bit access must be
  * 8-byte aligned.
  */
-#include "emulate.h"
 #include "insn.h"
 #include "mm.h"
+#include "vm_assist.h"
 
 /* #PF error code bits. */
 #define PF_PRESENT  (1u << 0)

@@ -9,6 +9,11 @@
 #include "host.h"
 #include "../lib/fmt.h"
 
+/* The page shared with the Launcher, where requests and their answers sit.
+ * Page-aligned so the Launcher can find it from the image header and map
+ * nothing else of the Host's data by accident when it reads it. */
+struct perch_shared perch_shared __attribute__((aligned(4096)));
+
 void launcher_request(enum perch_request reason, uint64_t arg0)
 {
     perch_shared.request.reason = reason;

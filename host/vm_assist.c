@@ -4,8 +4,8 @@
  * vm_assist_enabled (writable_pagetables for the page-table write
  * emulation, architectural_iopl for I/O permission in host/emulate.c).
  */
-#include "emulate.h"
 #include "host.h"
+#include "vm_assist.h"
 
 /*
  * The types Xen accepts from a 64-bit PV guest: the 32-bit ones too (they

@@ -1,6 +1,7 @@
 /* The Host's environment inside the VM (see host/env.h). */
 #include "../env.h"
 #include "../host.h"
+#include "../cpuid.h"
 
 uint8_t *env_alias_base(void)
 {

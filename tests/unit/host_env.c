@@ -16,6 +16,7 @@
 #include "../../host/env.h"
 #include "../../launcher/hole.h"
 #include "../../launcher/initramfs.h"
+#include "../../host/cpuid.h"
 
 uint8_t *host_env_memory;
 uint64_t host_env_frames;

@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "host_env.h"
-#include "../../host/emulate.h"
+#include "../../host/cpuid.h"
 
 #define ALL 0xffffffffu
 

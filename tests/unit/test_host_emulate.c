@@ -11,6 +11,9 @@
 #include "host_env.h"
 #include "../../host/emulate.h"
 #include "../../host/vcpu.h"
+#include "../../host/cpuid.h"
+#include "../../host/vm_assist.h"
+#include "../../host/physdev.h"
 
 #define FRAMES    64
 #define CODE_VA   0xffffffff81000000ull

@@ -9,7 +9,6 @@
 #include "check.h"
 #include "host_env.h"
 #include "../../abi/xen/memory.h"
-#include "../../host/emulate.h"
 
 #define FRAMES    64
 #define VA        0xffffffff80300000ull

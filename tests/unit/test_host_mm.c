@@ -1,5 +1,5 @@
 /*
- * Unit tests of the PV MMU hypercalls (host/mm.c, host/mm_ops.c):
+ * Unit tests of the PV MMU hypercalls (host/mm.c, host/mmu_hypercalls.c):
  * mmu_update, mmuext_op and update_va_mapping, in the default mode and in
  * strict mode. Machine memory is host_env.c's heap buffer: frames below
  * GUEST_BASE are perch's, the rest the guest's; the page tables host_env
@@ -38,7 +38,7 @@ static struct mm_frame_info frame_table[FRAMES];
 static uint64_t l1, l2, l3, l4;
 
 /* ---- The hole --------------------------------------------------------------------
- * hole_fill_l4 is host/hole.c's: it copies these from perch_shared.boot. */
+ * hole_fill_l4 is host/l4_slots.c's: it copies these from perch_shared.boot. */
 
 #define KERNEL_257 (0x1000ull | PTE_P | PTE_RW)
 #define KERNEL_258 (0x2000ull | PTE_P | PTE_RW)
@@ -259,7 +259,7 @@ static void not_present_values_stored_as_they_are(void)
     CHECK(*entry(l1, 5) == (0xdeadbeef000ull | PTE_PS | PTE_PCD));
 }
 
-static void preserve_ad(void)
+static void preserve_ad_keeps_the_old_accessed_and_dirty_bits(void)
 {
     uint64_t d = DATA_MFN << 12;
 
@@ -390,7 +390,7 @@ static void upper_level_changes_flush(void)
 
 /* ---- mmuext_op -------------------------------------------------------------------- */
 
-static void tlb_flushes(void)
+static void flush_requests_for_this_vcpu_queue_one_tlb_flush(void)
 {
     static const uint32_t cmds[] = { MMUEXT_TLB_FLUSH_LOCAL, MMUEXT_TLB_FLUSH_ALL,
                                      MMUEXT_INVLPG_LOCAL, MMUEXT_INVLPG_ALL };
@@ -583,7 +583,7 @@ static void without_frame_table(void)
     CHECK(mm_boot() == EINVAL);
 }
 
-static void set_ldt(void)
+static void set_ldt_accepts_an_aligned_table_of_at_most_8192_entries(void)
 {
     CHECK(setup(false) == 0);
     CHECK(ext1(MMUEXT_SET_LDT, 0, 0) == 0);
@@ -824,14 +824,14 @@ int main(void)
     RUN(l4_hole_slots_refused);
     RUN(pinned_l4_hole_slots_refused);
     RUN(not_present_values_stored_as_they_are);
-    RUN(preserve_ad);
+    RUN(preserve_ad_keeps_the_old_accessed_and_dirty_bits);
     RUN(machphys_update);
     RUN(done_count_and_first_failure);
     RUN(bad_request_pointer);
     RUN(foreign_domains_refused);
     RUN(preempted_count);
     RUN(upper_level_changes_flush);
-    RUN(tlb_flushes);
+    RUN(flush_requests_for_this_vcpu_queue_one_tlb_flush);
     RUN(new_baseptr);
     RUN(new_baseptr_refuses_a_bad_l4);
     RUN(new_user_baseptr);
@@ -840,7 +840,7 @@ int main(void)
     RUN(pin_adjusts_the_tree);
     RUN(pin_refuses_bad_tables);
     RUN(without_frame_table);
-    RUN(set_ldt);
+    RUN(set_ldt_accepts_an_aligned_table_of_at_most_8192_entries);
     RUN(clear_and_copy_page);
     RUN(unknown_commands);
     RUN(ext_batch_done_count);

@@ -8,7 +8,7 @@
 #include "check.h"
 #include "host_env.h"
 #include "../../abi/xen/physdev.h"
-#include "../../host/emulate.h"
+#include "../../host/physdev.h"
 
 #define FRAMES    64
 #define VA        0xffffffff80300000ull

@@ -85,7 +85,7 @@ static void every_exception_named(void)
     }
 }
 
-static void some_names(void)
+static void fatal_message_names_the_exception(void)
 {
     static const struct { uint64_t v; const char *name; } names[] = {
         { 0, "#DE" }, { 3, "#BP" }, { 6, "#UD" }, { 13, "#GP" }, { 14, "#PF" },
@@ -182,7 +182,7 @@ static void ring0_is_a_switcher_fault(void)
     CHECK_CONTAINS(msg, "Switcher fault");
 }
 
-static void counters(void)
+static void every_trap_counts_its_vector_and_visit_kind(void)
 {
     struct cpu_regs r;
 
@@ -254,12 +254,12 @@ int main(void)
 {
     RUN(guest_page_fault_named);
     RUN(every_exception_named);
-    RUN(some_names);
+    RUN(fatal_message_names_the_exception);
     RUN(longest_message_fits);
     RUN(fault_in_perch_region_is_a_host_fault);
     RUN(rip_next_to_perch_region_is_the_guests);
     RUN(ring0_is_a_switcher_fault);
-    RUN(counters);
+    RUN(every_trap_counts_its_vector_and_visit_kind);
     RUN(launcher_request_round_trip);
     RUN(host_fatal_formats_and_stops);
     RUN(host_fatal_long_message_truncated);
