@@ -262,6 +262,8 @@ static void csv_row(FILE *f, const struct bench_set *set, int k,
         csv_side(f, &set->tcg.s[k], false);
         csv_ratio(f, ratio(&set->base.s[k], &set->tcg.s[k]));
     }
+    if (set->vs && set->qemu)
+        csv_ratio(f, ratio(&set->other.s[k], &set->tcg.s[k]));
     fprintf(f, ",%s\n", group);
 }
 
@@ -269,12 +271,13 @@ static void write_csv(FILE *f, const struct bench_set *set)
 {
     fprintf(f, "benchmark,native_median_ns,native_min_ns,native_max_ns,"
                "guest_median_ns,guest_min_ns,guest_max_ns,visits_per_op,"
-               "exits_per_op,hypercalls_per_op,guest_native_ratio%s%s,group\n",
+               "exits_per_op,hypercalls_per_op,guest_native_ratio%s%s%s,group\n",
             set->vs ? ",vs_median_ns,vs_min_ns,vs_max_ns,vs_visits_per_op,"
                       "vs_exits_per_op,vs_hypercalls_per_op,vs_default_ratio"
                     : "",
             set->qemu ? ",tcg_median_ns,tcg_min_ns,tcg_max_ns,guest_tcg_ratio"
-                      : "");
+                      : "",
+            set->vs && set->qemu ? ",vs_tcg_ratio" : "");
     for (int k = 0; k < set->n; k++)
         if (set->chosen[k])
             csv_row(f, set, k, set->names[k], set->work[k] ? "work" : "micro");
@@ -351,6 +354,8 @@ static void json_bench(FILE *f, const struct bench_set *set, int k,
         json_ratio(f, "guest_tcg_ratio",
                    ratio(&set->base.s[k], &set->tcg.s[k]));
     }
+    if (set->vs && set->qemu)
+        json_ratio(f, "vs_tcg_ratio", ratio(&set->other.s[k], &set->tcg.s[k]));
     fprintf(f, "}");
 }
 
