@@ -163,9 +163,9 @@ test: all unit
 # unchanged natively and inside a guest. `make perchbench` builds it.
 .PHONY: perchbench
 perchbench: $(BUILD)/bench/perchbench
-$(BUILD)/bench/perchbench: bench/perchbench.c
+$(BUILD)/bench/perchbench: $(wildcard bench/*.c bench/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ $<
+	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ $(filter %.c,$^)
 
 # The tour: the numbered markers along perch's three main paths, in order
 # (docs/design.md, "The tour"), each with where it stands in the code.

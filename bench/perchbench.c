@@ -13,6 +13,8 @@
  *   syscall    one null system call
  *   thrash     lguest's page-table thrash, per round
  *
+ * and the work group of real workloads, timed shell scripts (work.c).
+ *
  * Method (virtbench's): a benchmark runs a batch of N operations as one
  * timed interval (CLOCK_MONOTONIC, read twice); N grows until a batch takes
  * at least 10 ms (and 1000 times the cost of reading the clock, which is
@@ -38,8 +40,9 @@
  * Exit status: 0; 1 when a benchmark failed (fork, memory, a helper process
  * that died: one line on stderr says which); 2 for a bad command line.
  *
- * Needs no files: every benchmark uses anonymous memory and pipes. `exec`
- * runs /proc/self/exe, or argv[0] through PATH when /proc is not mounted.
+ * The micro-benchmarks need no files: they use anonymous memory and
+ * pipes. `exec` runs /proc/self/exe, or argv[0] through PATH when /proc is
+ * not mounted. The work group needs busybox in --bin and room in --tmp.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,11 +62,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_SAMPLES      1001
+#include "perchbench.h"
+
 #define DEFAULT_SAMPLES  7
 #define DEFAULT_MIN_MS   10
 #define QUICK_SAMPLES    3
 #define QUICK_MIN_MS     1
+#define WORK_SAMPLES     3       /* runs of a workload: seconds each */
+#define WORK_QUICK_SAMPLES 1
+#define MAX_BENCHES      32      /* micro and work together */
 #define EXEC_ARG         "nop"   /* the trivial subcommand `exec` runs */
 
 #define THRASH_PROCS     5
@@ -71,26 +78,18 @@
 
 /* ---- options and process-wide state ------------------------------------ */
 
-static struct {
-    int samples;        /* 0: the default for the mode */
-    int min_ms;         /* 0: the default for the mode */
-    bool quick;
-    bool marks;
-    int cpu;            /* -1: no pinning */
-} opt = { .cpu = -1 };
+struct options opt = { .cpu = -1, .bin = "/bin", .tmp = "/tmp" };
 
 static const char *argv0;
 static char self_exe[PATH_MAX];  /* "" when /proc/self/exe is unreadable */
 static long page_size;
-static const char *current;      /* the benchmark running, for messages */
+const char *current;
 static bool in_child;            /* set in every forked helper process */
 static bool mark_open;           /* a begin mark has no end mark yet */
 
-static void mark(const char *name, const char *what);
-
 /* One clear line on stderr, then exit 1. In a helper process: the line (with
  * "(child)"), then _exit(1); the parent sees the status and says so too. */
-static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
+void die(const char *fmt, ...)
 {
     char line[512];
     size_t len;
@@ -180,7 +179,7 @@ static void make_pipe(int fds[2])
         die("cannot create a pipe: %s", strerror(errno));
 }
 
-static pid_t start_child(void)
+pid_t start_child(void)
 {
     pid_t pid;
 
@@ -195,7 +194,7 @@ static pid_t start_child(void)
 }
 
 /* Wait for a helper; it must have exited with status 0. */
-static void reap(pid_t pid, const char *who)
+void reap(pid_t pid, const char *who)
 {
     int status;
 
@@ -243,7 +242,7 @@ static void touch_pages(volatile char *p, long n, char value)
 
 /* ---- timing: the one place that reads the clock ------------------------ */
 
-static uint64_t now_ns(void)
+uint64_t now_ns(void)
 {
     struct timespec ts;
 
@@ -558,35 +557,33 @@ static int bench_thrash(long rounds, uint64_t *ns)
 
 /* ---- the table of benchmarks, in the order `all` runs them ------------- */
 
-struct bench {
-    const char *name;
-    const char *what;       /* virtbench's words */
-    int (*run)(long n, uint64_t *ns);
-    long max_batch;         /* memory bound; 0: none */
-};
+#define MICRO(name, what, run, max_batch) \
+    { name, "micro", what, run, max_batch, NULL, NULL }
 
 static const struct bench benches[] = {
-    { "pipe",      "Time for one context switch via pipe", bench_pipe, 0 },
-    { "cow",       "Time for one Copy-on-Write fault", bench_cow, 8192 },
-    { "exec",      "Time for one fork/exec/wait", bench_exec, 0 },
-    { "fork",      "Time for one fork/exit/wait", bench_fork, 0 },
-    { "pte2",      "Time for two PTE updates", bench_pte2, 0 },
-    { "pagefault", "Time for one fresh anonymous page fault", bench_pagefault, 16384 },
-    { "syscall",   "Time for one null system call (getppid)", bench_syscall, 0 },
-    { "thrash",    "Time for one thrash round (5 processes x 1000 pages)", bench_thrash, 0 },
+    MICRO("pipe",      "Time for one context switch via pipe", bench_pipe, 0),
+    MICRO("cow",       "Time for one Copy-on-Write fault", bench_cow, 8192),
+    MICRO("exec",      "Time for one fork/exec/wait", bench_exec, 0),
+    MICRO("fork",      "Time for one fork/exit/wait", bench_fork, 0),
+    MICRO("pte2",      "Time for two PTE updates", bench_pte2, 0),
+    MICRO("pagefault", "Time for one fresh anonymous page fault", bench_pagefault, 16384),
+    MICRO("syscall",   "Time for one null system call (getppid)", bench_syscall, 0),
+    MICRO("thrash",    "Time for one thrash round (5 processes x 1000 pages)", bench_thrash, 0),
 };
-#define NBENCH (sizeof(benches) / sizeof(benches[0]))
+#define NBENCH ((int)(sizeof(benches) / sizeof(benches[0])))
 
-struct result {
-    double median, min, max;
-    int samples;
-    long batch;
-    long ops;               /* operations run inside the marks, in all */
-};
+/* Benchmark i of all: the micro-benchmarks, then the work group. NULL past
+ * the end. */
+static const struct bench *bench_at(int i)
+{
+    if (i < NBENCH)
+        return &benches[i];
+    return i < NBENCH + work_count ? &work_benches[i - NBENCH] : NULL;
+}
 
 /* ---- the driver: batch sizing, samples, statistics, output ------------- */
 
-static void mark(const char *name, const char *what)
+void mark(const char *name, const char *what)
 {
     char buf[128];
     int len;
@@ -664,14 +661,20 @@ static void run_bench(const struct bench *b, uint64_t overhead, struct result *r
     mark(b->name, "end");
     current = NULL;
 
-    qsort(per_op, opt.samples, sizeof(per_op[0]), cmp_double);
-    res->samples = opt.samples;
-    res->batch = n;
+    report_result(b, per_op, opt.samples, n, ops, res);
+}
+
+void report_result(const struct bench *b, double *per_op, int samples,
+                   long batch, long ops, struct result *res)
+{
+    qsort(per_op, samples, sizeof(per_op[0]), cmp_double);
+    res->samples = samples;
+    res->batch = batch;
     res->ops = ops;
     res->min = per_op[0];
-    res->max = per_op[opt.samples - 1];
-    res->median = opt.samples % 2 ? per_op[opt.samples / 2]
-        : (per_op[opt.samples / 2 - 1] + per_op[opt.samples / 2]) / 2;
+    res->max = per_op[samples - 1];
+    res->median = samples % 2 ? per_op[samples / 2]
+        : (per_op[samples / 2 - 1] + per_op[samples / 2]) / 2;
     printf("perchbench %s %.0f %.0f %.0f samples %d batch %ld ops %ld\n",
            b->name, res->median, res->min, res->max, res->samples, res->batch,
            res->ops);
@@ -699,9 +702,9 @@ static void print_header(uint64_t overhead)
 
 static void print_summary(const bool *chosen, const struct result *res)
 {
-    for (size_t i = 0; i < NBENCH; i++) {
+    for (int i = 0; bench_at(i); i++) {
         if (chosen[i])
-            printf("# %s: %.0f (%.0f - %.0f)\n", benches[i].what,
+            printf("# %s: %.0f (%.0f - %.0f)\n", bench_at(i)->what,
                    res[i].median, res[i].min, res[i].max);
     }
     fflush(stdout);
@@ -712,16 +715,23 @@ static void print_summary(const bool *chosen, const struct result *res)
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: perchbench [OPTIONS] all|list|BENCHMARK...\n"
+        "usage: perchbench [OPTIONS] all|micro|work|list|BENCHMARK...\n"
         "  all             run every benchmark, in the order of `list`\n"
-        "  list            name the benchmarks\n"
-        "  --quick         smoke run: small batches (>= 1 ms), 3 samples\n"
-        "  --samples N     samples per benchmark (default 7, max %d)\n"
+        "  micro, work     run every benchmark of that group\n"
+        "  list            name the benchmarks: NAME GROUP WHAT\n"
+        "  --quick         smoke run: small batches (>= 1 ms), 3 samples,\n"
+        "                  one run of each workload\n"
+        "  --samples N     samples per benchmark (default 7, max %d; workloads:\n"
+        "                  runs, default 3)\n"
         "  --min-ms MS     least time of one batch (default 10)\n"
         "  --cpu N         pin every process to CPU N\n"
         "  --marks         bracket each benchmark with perch-mark escapes\n"
+        "  --bin DIR       the workloads' busybox: DIR/sh, DIR/true, applets\n"
+        "                  (default /bin)\n"
+        "  --tmp DIR       where the workloads write, 40 MiB at most (default /tmp)\n"
         "Prints ns per operation: perchbench NAME MEDIAN MIN MAX samples S batch B ops N\n"
-        "(N: operations run between the marks, batch sizing included)\n",
+        "(N: operations run between the marks, batch sizing included; for a\n"
+        "workload one operation is one run)\n",
         MAX_SAMPLES);
 }
 
@@ -749,19 +759,35 @@ static int number_arg(char **argv, int *i, int lo, int hi)
     return (int)v;
 }
 
-static int find_bench(const char *name)
+static const char *dir_arg(char **argv, int *i)
 {
-    for (size_t i = 0; i < NBENCH; i++) {
-        if (strcmp(benches[i].name, name) == 0)
-            return (int)i;
+    if (!argv[*i + 1] || !argv[*i + 1][0])
+        bad_usage("%s needs a folder", argv[*i]);
+    return argv[++*i];
+}
+
+/* Choose the benchmark called name, or each of group name ("all": every
+ * one). Returns how many were chosen. */
+static int choose(const char *name, bool *chosen)
+{
+    int n = 0;
+
+    for (int i = 0; bench_at(i); i++) {
+        const struct bench *b = bench_at(i);
+
+        if (!strcmp(name, "all") || !strcmp(name, b->name) ||
+            !strcmp(name, b->group)) {
+            chosen[i] = true;
+            n++;
+        }
     }
-    return -1;
+    return n;
 }
 
 int main(int argc, char **argv)
 {
-    bool chosen[NBENCH] = { false }, any = false, list = false;
-    struct result res[NBENCH];
+    bool chosen[MAX_BENCHES] = { false }, any = false, list = false;
+    struct result res[MAX_BENCHES];
     uint64_t overhead;
     ssize_t len;
 
@@ -770,9 +796,10 @@ int main(int argc, char **argv)
         return 0;
 
     argv0 = argv[0] ? argv[0] : "perchbench";
+    if (NBENCH + work_count > MAX_BENCHES)
+        die("%d benchmarks, room for %d", NBENCH + work_count, MAX_BENCHES);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int k;
 
         if (strcmp(a, "--quick") == 0) {
             opt.quick = true;
@@ -784,6 +811,10 @@ int main(int argc, char **argv)
             opt.min_ms = number_arg(argv, &i, 1, 60000);
         } else if (strcmp(a, "--cpu") == 0) {
             opt.cpu = number_arg(argv, &i, 0, CPU_SETSIZE - 1);
+        } else if (strcmp(a, "--bin") == 0) {
+            opt.bin = dir_arg(argv, &i);
+        } else if (strcmp(a, "--tmp") == 0) {
+            opt.tmp = dir_arg(argv, &i);
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
@@ -791,26 +822,24 @@ int main(int argc, char **argv)
             bad_usage("unknown option %s", a);
         } else if (strcmp(a, "list") == 0) {
             list = true;
-        } else if (strcmp(a, "all") == 0) {
-            for (size_t j = 0; j < NBENCH; j++)
-                chosen[j] = true;
-            any = true;
-        } else if ((k = find_bench(a)) >= 0) {
-            chosen[k] = true;
+        } else if (choose(a, chosen)) {
             any = true;
         } else {
             bad_usage("no benchmark called '%s'", a);
         }
     }
     if (list) {
-        for (size_t j = 0; j < NBENCH; j++)
-            printf("%-10s %s\n", benches[j].name, benches[j].what);
+        for (int j = 0; bench_at(j); j++)
+            printf("%-10s %-6s %s\n", bench_at(j)->name, bench_at(j)->group,
+                   bench_at(j)->what);
         return 0;
     }
     if (!any) {
         usage(stderr);
         return 2;
     }
+    opt.work_samples = opt.samples ? opt.samples
+                     : opt.quick ? WORK_QUICK_SAMPLES : WORK_SAMPLES;
     if (!opt.samples)
         opt.samples = opt.quick ? QUICK_SAMPLES : DEFAULT_SAMPLES;
     if (!opt.min_ms)
@@ -832,9 +861,11 @@ int main(int argc, char **argv)
 
     overhead = timer_overhead();
     print_header(overhead);
-    for (size_t j = 0; j < NBENCH; j++) {
-        if (chosen[j])
-            run_bench(&benches[j], overhead, &res[j]);
+    for (int j = 0; bench_at(j); j++) {
+        if (chosen[j] && bench_at(j)->script)
+            run_work(bench_at(j), &res[j]);
+        else if (chosen[j])
+            run_bench(bench_at(j), overhead, &res[j]);
     }
     print_summary(chosen, res);
     return 0;

@@ -1,9 +1,10 @@
 /*
- * `perch bench`: run perchbench natively and in the guest, parse both.
- * The order: check the command line and DIR, write the embedded binary to
- * a temporary file, ask it for its benchmark names (so names are checked
- * against the binary that will run), run it natively, then the guest runs
- * (default, vs, default, vs, ... when --vs), then the report.
+ * `perch bench`: run perchbench natively, in the guest and under TCG.
+ * The order: check the command line, write the embedded binary into a
+ * temporary folder, ask it for its benchmark names (so names are checked
+ * against the binary that will run), check DIR, busybox (for the work
+ * group) and QEMU, run it natively, then the guest runs (default, vs,
+ * default, vs, ... when --vs), then QEMU's run, then the report.
  */
 #include "bench.h"
 
@@ -16,228 +17,128 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "initramfs.h"
+#include "file.h"
 #include "launch.h"
 #include "status.h"
 
-#define LINE_MAX_BYTES 512
 #define VS_WORDS_MAX   32
+#define LIST_MAX_BYTES 4096
 
-/* Reading one run's output, line by line, into its results. */
-struct capture {
-    struct bench_set *set;
-    struct bench_result *res;      /* [BENCH_MAX] for this run */
-    char line[LINE_MAX_BYTES];
-    size_t len;
-    char last[LINE_MAX_BYTES];     /* the last line, for error messages */
-    char progress[96];             /* "guest run 1/2 (default)" */
-};
+/* ---- running a program ------------------------------------------------- */
 
-/* ---- progress on stderr: in place on a terminal, lines otherwise ------- */
-
-static void progress(const char *fmt, const char *what, const char *detail)
+int bench_run_program(char *const argv[],
+                      void (*sink)(void *, const uint8_t *, size_t),
+                      void *arg, int *status, struct error *e)
 {
-    bool tty = isatty(STDERR_FILENO);
-
-    fprintf(stderr, "%sperch bench: ", tty ? "\r\033[K" : "");
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, "%s%s%s", detail ? ": " : "", detail ? detail : "",
-            tty ? "" : "\n");
-    fflush(stderr);
-}
-
-static void progress_done(void)
-{
-    if (isatty(STDERR_FILENO))
-        fputs("\r\033[K", stderr);
-}
-
-/* ---- parsing perchbench's output --------------------------------------- */
-
-/* The index of a benchmark name, or -1: a lookup, so a name the guest
- * made up can never select memory. */
-static int find_name(const struct bench_set *set, const char *name)
-{
-    for (int i = 0; i < set->n; i++)
-        if (!strcmp(set->names[i], name))
-            return i;
-    return -1;
-}
-
-/* "perchbench NAME MEDIAN MIN MAX samples S batch B [ops N]": without
- * ops (an older perchbench), S * B, which leaves out batch sizing. */
-static void parse_result(struct capture *c, const char *line)
-{
-    char name[BENCH_NAME_MAX + 1];
-    double med, min, max;
-    int samples, k;
-    long batch, ops = 0;
-
-    if (sscanf(line, "perchbench %32s %lf %lf %lf samples %d batch %ld ops %ld",
-               name, &med, &min, &max, &samples, &batch, &ops) < 6)
-        return;
-    k = find_name(c->set, name);
-    if (k < 0)
-        return;
-    c->res[k].have = true;
-    c->res[k].median = med;
-    c->res[k].min = min;
-    c->res[k].max = max;
-    c->res[k].ops = ops > 0 ? ops : (long)samples * batch;
-}
-
-static void end_line(struct capture *c)
-{
-    c->line[c->len] = '\0';
-    if (c->len && c->line[c->len - 1] == '\r')
-        c->line[--c->len] = '\0';
-    if (c->len) {
-        memcpy(c->last, c->line, c->len + 1);
-        parse_result(c, c->line);
-    }
-    c->len = 0;
-}
-
-static void capture_bytes(void *arg, const uint8_t *p, size_t n)
-{
-    struct capture *c = arg;
-
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] == '\n')
-            end_line(c);
-        else if (c->len < LINE_MAX_BYTES - 1)
-            c->line[c->len++] = p[i];
-    }
-}
-
-/* A counter mark from the guest, with perch's counters at that moment. */
-static void capture_mark(void *arg, const char *name, bool end,
-                         const struct perch_counters *now)
-{
-    struct capture *c = arg;
-    int k = find_name(c->set, name);
-
-    if (k < 0)
-        return;
-    if (end) {
-        c->res[k].end = *now;
-        c->res[k].counted = true;
-    } else {
-        c->res[k].begin = *now;
-        progress("%s", c->progress, name);
-    }
-}
-
-/* ---- the embedded perchbench, natively --------------------------------- */
-
-static int write_binary(char *path, size_t size, struct error *e)
-{
-    const char *tmp = getenv("TMPDIR");
-    const uint8_t *bytes;
-    size_t len;
-    int fd;
-
-    initramfs_bench_image(&bytes, &len);
-    if (!bytes || !len)
-        return fail(e, "this perch carries no perchbench");
-    snprintf(path, size, "%s/perchbench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    fd = mkstemp(path);
-    if (fd < 0)
-        return fail(e, "cannot create %s: %s", path, strerror(errno));
-    if (write(fd, bytes, len) != (ssize_t)len || fchmod(fd, 0700) < 0) {
-        fail(e, "cannot write %s: %s", path, strerror(errno));
-        close(fd);
-        unlink(path);
-        return -1;
-    }
-    close(fd);
-    return 0;
-}
-
-/* Run the binary with args, its stdout into the capture. */
-static int run_native(const char *path, char **args, struct capture *c,
-                      struct error *e)
-{
-    int fds[2], status;
+    int fds[2];
     uint8_t buf[4096];
     ssize_t n;
     pid_t pid;
 
-    if (pipe(fds) < 0)
+    if (pipe2(fds, O_CLOEXEC) < 0)
         return fail(e, "pipe: %s", strerror(errno));
     pid = fork();
     if (pid < 0)
         return fail(e, "fork: %s", strerror(errno));
     if (pid == 0) {
+        int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+        /* Not the terminal: QEMU's -serial stdio would make it raw. */
+        if (null >= 0)
+            dup2(null, STDIN_FILENO);
         dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        execv(path, args);
+        dup2(fds[1], STDERR_FILENO);
+        execvp(argv[0], argv);
+        dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     close(fds[1]);
     while ((n = read(fds[0], buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
         if (n > 0)
-            capture_bytes(c, buf, n);
+            sink(arg, buf, n);
     close(fds[0]);
-    capture_bytes(c, (const uint8_t *)"\n", 1);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
         ;
-    if (!WIFEXITED(status) || WEXITSTATUS(status))
-        return fail(e, "native perchbench failed: %s", c->last);
     return 0;
 }
 
-/* "perchbench list": the names, in the order `all` runs them. */
+/* ---- the embedded perchbench, natively --------------------------------- */
+
+/* `perchbench list`'s output, whole. */
+struct list_output {
+    char text[LIST_MAX_BYTES];
+    size_t len;
+};
+
+static void list_bytes(void *arg, const uint8_t *p, size_t n)
+{
+    struct list_output *l = arg;
+    size_t room = sizeof(l->text) - 1 - l->len;
+
+    memcpy(l->text + l->len, p, n < room ? n : room);
+    l->len += n < room ? n : room;
+    l->text[l->len] = '\0';
+}
+
+/* "NAME GROUP WHAT" lines: the names, in the order `all` runs them, so
+ * names are checked against the binary that will run. */
 static int read_names(const char *path, struct bench_set *set, struct error *e)
 {
     char *args[] = { (char *)path, "list", NULL };
-    int fds[2], status;
-    FILE *f;
-    char line[256];
-    pid_t pid;
+    static struct list_output out;
+    char group[16], *save, *line;
+    int status;
 
-    if (pipe(fds) < 0 || (pid = fork()) < 0)
-        return fail(e, "cannot run perchbench: %s", strerror(errno));
-    if (pid == 0) {
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        execv(path, args);
-        _exit(127);
-    }
-    close(fds[1]);
-    f = fdopen(fds[0], "r");
-    while (f && fgets(line, sizeof(line), f))
-        if (set->n < BENCH_MAX &&
-            sscanf(line, "%32s", set->names[set->n]) == 1)
-            set->n++;
-    if (f)
-        fclose(f);
-    waitpid(pid, &status, 0);
+    out.len = 0;
+    out.text[0] = '\0';
+    if (bench_run_program(args, list_bytes, &out, &status, e))
+        return -1;
+    for (line = strtok_r(out.text, "\n", &save); line && set->n < BENCH_MAX;
+         line = strtok_r(NULL, "\n", &save))
+        if (sscanf(line, "%32s %15s", set->names[set->n], group) == 2)
+            set->work[set->n++] = !strcmp(group, "work");
     if (!set->n)
         return fail(e, "perchbench list named no benchmarks");
     return 0;
 }
 
-static int native_side(const char *path, struct bench_set *set, struct error *e)
+static bool any_work(const struct bench_set *set)
 {
-    char *args[BENCH_MAX + 8];
-    struct capture c = { .set = set, .res = set->native.r[0] };
-    int a = 0;
+    for (int i = 0; i < set->n; i++)
+        if (set->chosen[i] && set->work[i])
+            return true;
+    return false;
+}
 
-    args[a++] = (char *)path;
+static int native_side(const struct bench_dir *d, struct bench_set *set,
+                       struct error *e)
+{
+    char *args[BENCH_MAX + 12];
+    struct bench_capture c;
+    int a = 0, status;
+
+    args[a++] = (char *)d->exe;
     args[a++] = "--cpu";
     args[a++] = "0";
     if (set->quick)
         args[a++] = "--quick";
+    if (any_work(set)) {
+        args[a++] = "--bin";
+        args[a++] = (char *)d->bin;
+        args[a++] = "--tmp";
+        args[a++] = (char *)d->work;
+    }
     for (int i = 0; i < set->n; i++)
         if (set->chosen[i])
             args[a++] = set->names[i];
     args[a] = NULL;
-    progress("%s", "native run", "all chosen benchmarks");
-    if (run_native(path, args, &c, e))
+    bench_capture_start(&c, set, set->native.r[0], "native run");
+    bench_progress(c.progress, "all chosen benchmarks");
+    if (bench_run_program(args, bench_capture_bytes, &c, &status, e))
         return -1;
+    bench_capture_end(&c);
+    if (!WIFEXITED(status) || WEXITSTATUS(status))
+        return fail(e, "native perchbench failed: %s", c.last);
     set->native.runs = 1;
     return 0;
 }
@@ -301,23 +202,26 @@ static int guest_run_once(struct bench_set *set, struct bench_side *side,
                           struct guest_config *g, int number, int total,
                           struct error *e)
 {
-    struct capture c = { .set = set, .res = side->r[side->runs] };
-    struct launch_io io = { capture_bytes, capture_mark, &c };
+    struct bench_capture c;
+    struct launch_io io = { bench_capture_bytes, bench_capture_mark, &c };
     struct error inner = { "" };
+    const char *missing;
+    char what[96];
     int status;
 
-    snprintf(c.progress, sizeof(c.progress), "guest run %d/%d (%s)",
-             number, total, side->label);
-    progress("%s", c.progress, "booting");
+    snprintf(what, sizeof(what), "guest run %d/%d (%s)", number, total,
+             side->label);
+    bench_capture_start(&c, set, side->r[side->runs], what);
+    bench_progress(what, "booting");
     status = launch_with(&g->o, &io, &inner);
-    capture_bytes(&c, (const uint8_t *)"\n", 1);
+    bench_capture_end(&c);
     if (status != 0)
-        return fail(e, "%s: status %d: %s", c.progress, status,
+        return fail(e, "%s: status %d: %s", what, status,
                     inner.msg[0] ? inner.msg : c.last);
-    for (int i = 0; i < set->n; i++)
-        if (set->chosen[i] && (!c.res[i].have || !c.res[i].counted))
-            return fail(e, "%s: no result or marks for %s (last line: %s)",
-                        c.progress, set->names[i], c.last);
+    missing = bench_missing(set, c.res, true);
+    if (missing)
+        return fail(e, "%s: no result or marks for %s (last line: %s)",
+                    what, missing, c.last);
     side->runs++;
     return 0;
 }
@@ -348,6 +252,8 @@ static int parse_args(int argc, char **argv, struct bench_set *set,
 
         if (!strcmp(a, "--quick")) {
             set->quick = true;
+        } else if (!strcmp(a, "--qemu")) {
+            set->qemu = true;
         } else if (!strcmp(a, "--vs") || !strcmp(a, "--out")) {
             if (i + 1 >= argc)
                 return fail(e, "%s needs a value", a);
@@ -370,8 +276,14 @@ static void known_names(const struct bench_set *set, char *buf, size_t size)
 
     buf[0] = '\0';
     for (int i = 0; i < set->n && len < size; i++)
-        len += snprintf(buf + len, size - len, "%s%s", i ? " " : "",
-                        set->names[i]);
+        len += snprintf(buf + len, size - len, " %s", set->names[i]);
+}
+
+/* Whether word chooses benchmark k: its name, its group or "all". */
+static bool chooses(const struct bench_set *set, const char *word, int k)
+{
+    return !strcmp(word, "all") || !strcmp(word, set->names[k]) ||
+           !strcmp(word, set->work[k] ? "work" : "micro");
 }
 
 static int choose(struct bench_set *set, const char **names, int nnames,
@@ -380,19 +292,19 @@ static int choose(struct bench_set *set, const char **names, int nnames,
     char known[BENCH_MAX * (BENCH_NAME_MAX + 1) + 1];
 
     for (int i = 0; i < nnames; i++) {
-        int k = strcmp(names[i], "all") ? find_name(set, names[i]) : -2;
+        bool any = false;
 
-        if (k == -1) {
+        for (int k = 0; k < set->n; k++)
+            if (chooses(set, names[i], k))
+                any = set->chosen[k] = true;
+        if (!any) {
             known_names(set, known, sizeof(known));
-            return fail(e, "no benchmark called '%s' (perch bench knows: all %s)",
-                        names[i], known);
+            return fail(e, "no benchmark called '%s' (perch bench knows: "
+                           "all micro work%s)", names[i], known);
         }
-        for (int j = 0; j < set->n; j++)
-            if (k == -2 || j == k)
-                set->chosen[j] = true;
     }
-    for (int j = 0; j < set->n && !nnames; j++)
-        set->chosen[j] = true;
+    for (int k = 0; k < set->n && !nnames; k++)
+        set->chosen[k] = true;
     return 0;
 }
 
@@ -421,9 +333,19 @@ static int check_out_dir(const char *dir, struct error *e)
     return 0;
 }
 
+/* --qemu without QEMU: the other columns still come. */
+static void check_qemu(struct bench_set *set)
+{
+    if (!set->qemu || file_in_path(BENCH_QEMU))
+        return;
+    fprintf(stderr, "perch bench: note: no %s in PATH (apt-get install "
+                    "qemu-system-x86): no TCG column\n", BENCH_QEMU);
+    set->qemu = false;
+}
+
 /* Everything that can be wrong with the request, checked before any run. */
-static int prepare(int argc, char **argv, struct bench_set *set, char *exe,
-                   size_t exe_size, struct error *e)
+static int prepare(int argc, char **argv, struct bench_set *set,
+                   struct bench_dir *d, struct error *e)
 {
     const char *names[BENCH_MAX];
     int nnames = 0;
@@ -435,18 +357,32 @@ static int prepare(int argc, char **argv, struct bench_set *set, char *exe,
     set->native.label = "native";
     set->base.label = "default";
     set->other.label = set->vs ? set->vs : "";
-    if (write_binary(exe, exe_size, e))
-        return STATUS_ERROR;
-    if (read_names(exe, set, e))
+    set->tcg.label = "TCG";
+    if (bench_dir_create(d, e) || read_names(d->exe, set, e))
         return STATUS_ERROR;
     if (choose(set, names, nnames, e))
         return STATUS_USAGE;
-    if (check_out_dir(set->out_dir, e))
+    if (check_out_dir(set->out_dir, e) ||
+        (any_work(set) && bench_dir_busybox(d, e)))
         return STATUS_ERROR;
+    check_qemu(set);
     return 0;
 }
 
-static int run_all(struct bench_set *set, const char *exe, struct error *e)
+/* native, the guest runs, TCG: the slowest last. */
+static int run_sides(struct bench_set *set, const struct bench_dir *d,
+                     struct guest_config *base, struct guest_config *other,
+                     struct error *e)
+{
+    int rc = native_side(d, set, e) || guest_sides(set, base, other, e) ||
+             (set->qemu && bench_qemu_run(set, d, &base->o, e));
+
+    bench_progress_done();
+    return rc ? -1 : 0;
+}
+
+static int run_all(struct bench_set *set, const struct bench_dir *d,
+                   struct error *e)
 {
     static struct guest_config base, other;
 
@@ -454,14 +390,12 @@ static int run_all(struct bench_set *set, const char *exe, struct error *e)
         return STATUS_ERROR;
     if (set->vs && guest_config(&other, set, set->vs, e))
         return STATUS_USAGE;
-    if (native_side(exe, set, e) || guest_sides(set, &base, &other, e)) {
-        progress_done();
+    if (run_sides(set, d, &base, &other, e))
         return STATUS_ERROR;
-    }
-    progress_done();
     bench_summarize(&set->native, set->n);
     bench_summarize(&set->base, set->n);
     bench_summarize(&set->other, set->n);
+    bench_summarize(&set->tcg, set->n);
     bench_print_table(stdout, set);
     fflush(stdout);
     return bench_write_files(set, e) ? STATUS_ERROR : 0;
@@ -470,14 +404,14 @@ static int run_all(struct bench_set *set, const char *exe, struct error *e)
 int bench_main(int argc, char **argv, struct error *e)
 {
     static struct bench_set set;    /* large: every round's results */
-    char exe[4096] = "";
+    static struct bench_dir dir;
     int status;
 
     memset(&set, 0, sizeof(set));
-    status = prepare(argc, argv, &set, exe, sizeof(exe), e);
+    dir.path[0] = '\0';
+    status = prepare(argc, argv, &set, &dir, e);
     if (!status)
-        status = run_all(&set, exe, e);
-    if (exe[0])
-        unlink(exe);
+        status = run_all(&set, &dir, e);
+    bench_dir_remove(&dir);
     return status;
 }

@@ -1,33 +1,46 @@
 /*
- * `perch bench [--quick] [--vs "OPTIONS"] [--out DIR] [BENCH...]`: the
- * benchmarks of bench/perchbench.c, the very binary embedded in perch, run
- * natively (pinned to one CPU, as the guest has one vCPU) and inside the
+ * `perch bench [--quick] [--qemu] [--vs "OPTIONS"] [--out DIR] [BENCH...]`:
+ * the benchmarks of bench/perchbench.c, the very binary embedded in perch,
+ * run natively (pinned to one CPU, as the guest has one vCPU), inside the
  * default guest, with perch's counters bracketed per benchmark by the
- * guest's marks (mark_seq.h), then one table, bench.csv and bench.json
- * (and bench.svg with gnuplot) in DIR.
+ * guest's marks (mark_seq.h), and with --qemu in the same kernel and
+ * initramfs under QEMU TCG; then one table, bench.csv and bench.json (and
+ * bench.svg with gnuplot) in DIR.
  *
- * bench.c runs and parses; bench_report.c prints and writes the results.
+ * bench.c runs the sides, bench_parse.c reads their output, bench_dir.c
+ * makes their files, bench_qemu.c runs QEMU, bench_report.c prints and
+ * writes the results.
  */
 #ifndef PERCH_BENCH_H
 #define PERCH_BENCH_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cli.h"
 #include "error.h"
+#include "exit_seq.h"
+#include "mark_seq.h"
 #include "stats.h"
 
-#define BENCH_MAX          16     /* benchmarks perchbench may name */
+#define BENCH_MAX          24     /* benchmarks perchbench may name */
 #define BENCH_NAME_MAX     32     /* as MARK_SEQ_NAME_MAX */
 #define BENCH_ROUNDS_MAX   3
 #define BENCH_DEFAULT_OUT  "build/bench-results"
+/* Results of a run: one slot a benchmark, then boot to /init. */
+#define BENCH_BOOT         BENCH_MAX
+#define BENCH_SLOTS        (BENCH_MAX + 1)
+/* perch's /init writes this mark first (initramfs/init.c): boot is over. */
+#define BENCH_BOOT_MARK    "init"
+#define BENCH_LINE_MAX     512
 
 /* One benchmark in one run, as perchbench printed it. */
 struct bench_result {
     bool have;                     /* its result line came */
     double median, min, max;       /* ns per operation */
     long ops;                      /* operations inside the marks */
-    bool counted;                  /* both of its marks came (guest only) */
+    bool counted;                  /* both of its marks came (perch only) */
     struct perch_counters begin, end;
 };
 
@@ -40,30 +53,118 @@ struct bench_summary {
     double visit[PERCH_VISIT_COUNT];
 };
 
-/* One configuration: native, perch's defaults, or the --vs options. */
+/* One configuration: native, perch's defaults, the --vs options, TCG. */
 struct bench_side {
     const char *label;
     int runs;
-    struct bench_result r[BENCH_ROUNDS_MAX][BENCH_MAX];
-    struct bench_summary s[BENCH_MAX];
+    struct bench_result r[BENCH_ROUNDS_MAX][BENCH_SLOTS];
+    struct bench_summary s[BENCH_SLOTS];
 };
 
 struct bench_set {
     bool quick;
+    bool qemu;                     /* --qemu, and QEMU is installed */
     const char *vs;                /* NULL: no second guest column */
     const char *out_dir;
     int rounds;                    /* guest runs per side */
     int n;                         /* benchmarks, in perchbench's order */
     char names[BENCH_MAX][BENCH_NAME_MAX + 1];
+    bool work[BENCH_MAX];          /* in the work group: times a whole run */
     bool chosen[BENCH_MAX];
-    struct bench_side native, base, other;
+    struct bench_side native, base, other, tcg;
 };
 
 /* The subcommand: args are the words after "bench". Returns perch's exit
  * status; e says why when it is not 0. */
 int bench_main(int argc, char **argv, struct error *e);
 
-/* bench_report.c */
+/* ---- bench_parse.c: one run's output into its results ---------------- */
+
+/* Lines of perchbench's output, and its marks, for one run. */
+struct bench_capture {
+    struct bench_set *set;
+    struct bench_result *res;      /* [BENCH_SLOTS] for this run */
+    unsigned long long start_ns;   /* CLOCK_MONOTONIC when the run began */
+    char line[BENCH_LINE_MAX];
+    size_t len;
+    char last[BENCH_LINE_MAX];     /* the last line, for error messages */
+    char progress[96];             /* "guest run 1/2 (default)" */
+};
+
+/* A run starts now: its results go to res. */
+void bench_capture_start(struct bench_capture *c, struct bench_set *set,
+                         struct bench_result *res, const char *progress);
+/* Output bytes, in any pieces (launch_io's output). */
+void bench_capture_bytes(void *arg, const uint8_t *p, size_t n);
+/* A mark, with perch's counters then (NULL where there are none: TCG). */
+void bench_capture_mark(void *arg, const char *name, bool end,
+                        const struct perch_counters *now);
+/* The output ended: the last line, even without its newline. */
+void bench_capture_end(struct bench_capture *c);
+
+/* A serial console's raw bytes (QEMU's): the guest's exit-status sequence
+ * and marks taken out as perch's console does, the rest to the capture. */
+struct bench_serial {
+    struct bench_capture *capture;
+    struct exit_seq exit;
+    struct mark_seq marks;
+    int exit_status;               /* the guest's "perch-exit" N; -1: none */
+};
+
+void bench_serial_start(struct bench_serial *s, struct bench_capture *c);
+void bench_serial_bytes(void *arg, const uint8_t *p, size_t n);
+void bench_serial_end(struct bench_serial *s);
+
+/* The index of a benchmark name in set, or -1. */
+int bench_find(const struct bench_set *set, const char *name);
+
+/* The first chosen benchmark whose line (and, when counted, both marks)
+ * res lacks, or NULL. */
+const char *bench_missing(const struct bench_set *set,
+                          const struct bench_result *res, bool counted);
+
+/* Progress on stderr: in place on a terminal, lines otherwise. */
+void bench_progress(const char *what, const char *detail);
+void bench_progress_done(void);
+
+/* ---- bench_dir.c: the run's temporary folder ------------------------- */
+
+struct bench_dir {
+    char path[PATH_MAX];           /* "": none made */
+    char exe[PATH_MAX];            /* the embedded perchbench */
+    char bin[PATH_MAX];            /* busybox and its links, for work */
+    char work[PATH_MAX];           /* the workloads' files, natively */
+};
+
+/* $TMPDIR/perch-bench-XXXXXX with perchbench in it. */
+int bench_dir_create(struct bench_dir *d, struct error *e);
+/* bin/ with perch's cached busybox and its applets' links, and work/. */
+int bench_dir_busybox(struct bench_dir *d, struct error *e);
+/* name in the folder, with these bytes, into path. */
+int bench_dir_file(const struct bench_dir *d, const char *name,
+                   const void *bytes, size_t size, char *path,
+                   struct error *e);
+void bench_dir_remove(struct bench_dir *d);
+
+/* ---- bench.c: running a program ------------------------------------- */
+
+/* argv[0] through PATH, stdin /dev/null, stdout and stderr into sink.
+ * Returns its wait status in *status, or -1 if it could not start. */
+int bench_run_program(char *const argv[],
+                      void (*sink)(void *, const uint8_t *, size_t),
+                      void *arg, int *status, struct error *e);
+
+/* ---- bench_qemu.c: the TCG side -------------------------------------- */
+
+#define BENCH_QEMU "qemu-system-x86_64"
+
+/* One TCG run of the guest o describes (its memory and command), on
+ * Debian's cloud kernel with perch's initramfs, into set->tcg. */
+int bench_qemu_run(struct bench_set *set, const struct bench_dir *d,
+                   const struct options *o, struct error *e);
+
+/* ---- bench_report.c ---------------------------------------------------- */
+
 void bench_summarize(struct bench_side *side, int n);
 void bench_print_table(FILE *out, const struct bench_set *set);
 int bench_write_files(const struct bench_set *set, struct error *e);

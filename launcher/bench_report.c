@@ -1,7 +1,7 @@
 /*
  * `perch bench`'s results: the median across rounds, the table on stdout,
  * DIR/bench.csv, DIR/bench.json and, when gnuplot is installed,
- * DIR/bench.svg (guest/native ratios as bars).
+ * DIR/bench.svg (guest/native and TCG/native ratios as bars).
  */
 #include "bench.h"
 
@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "file.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -92,50 +94,110 @@ void bench_summarize(struct bench_side *side, int n)
 {
     for (int k = 0; k < n; k++)
         summarize_one(side, k);
+    summarize_one(side, BENCH_BOOT);
 }
 
 /* ---- the table ----------------------------------------------------------- */
 
+#define NS_PER_MS 1e6
+
+/* 0 when either side has no figure: printed as "-", never as a ratio. */
 static double ratio(const struct bench_summary *a, const struct bench_summary *b)
 {
-    return b->median > 0 ? a->median / b->median : 0;
+    return a->have && b->have && b->median > 0 ? a->median / b->median : 0;
 }
 
-static void cell_ns(FILE *out, const struct bench_summary *s)
+/* Micro-benchmarks in ns per operation, workloads and boot in ms. */
+static void cell_time(FILE *out, const struct bench_summary *s, double unit)
 {
-    char buf[64];
+    char buf[64] = "-";
 
-    snprintf(buf, sizeof(buf), "%.0f (%.0f - %.0f)", s->median, s->min, s->max);
+    if (s->have && unit == 1)
+        snprintf(buf, sizeof(buf), "%.0f (%.0f - %.0f)", s->median, s->min,
+                 s->max);
+    else if (s->have)
+        snprintf(buf, sizeof(buf), "%.1f (%.1f - %.1f)", s->median / unit,
+                 s->min / unit, s->max / unit);
     fprintf(out, " %-30s", buf);
 }
 
-static void row_plain(FILE *out, const struct bench_set *set, int k)
+static void cell_ratio(FILE *out, double r, int digits)
 {
-    const struct bench_summary *n = &set->native.s[k], *g = &set->base.s[k];
-
-    fprintf(out, "%-10s", set->names[k]);
-    cell_ns(out, n);
-    cell_ns(out, g);
-    fprintf(out, " %9.1fx %10.2f %10.3f %12.2f\n", ratio(g, n), g->visits,
-            g->exits, g->hypercalls);
+    if (r > 0)
+        fprintf(out, " %9.*fx", digits, r);
+    else
+        fprintf(out, " %10s", "-");
 }
 
-/* With --vs: both guest columns, vs/default, and each count as D -> V. */
-static void row_vs(FILE *out, const struct bench_set *set, int k)
+/* Per operation in the guest; with --vs each as "default -> vs". */
+static void cells_counts(FILE *out, const struct bench_set *set,
+                         const struct bench_summary *g,
+                         const struct bench_summary *v)
 {
-    const struct bench_summary *n = &set->native.s[k], *g = &set->base.s[k],
-                               *v = &set->other.s[k];
     char c[3][48];
 
+    if (!g->counted) {
+        fprintf(out, set->vs ? " %-22s %-18s %s" : " %10s %10s %12s", "-",
+                "-", "-");
+        return;
+    }
+    if (!set->vs) {
+        fprintf(out, " %10.2f %10.3f %12.2f", g->visits, g->exits,
+                g->hypercalls);
+        return;
+    }
     snprintf(c[0], sizeof(c[0]), "%.2f -> %.2f", g->visits, v->visits);
     snprintf(c[1], sizeof(c[1]), "%.3f -> %.3f", g->exits, v->exits);
     snprintf(c[2], sizeof(c[2]), "%.2f -> %.2f", g->hypercalls, v->hypercalls);
-    fprintf(out, "%-10s", set->names[k]);
-    cell_ns(out, n);
-    cell_ns(out, g);
-    cell_ns(out, v);
-    fprintf(out, " %9.1fx %9.2fx %-22s %-18s %s\n", ratio(g, n), ratio(v, g),
-            c[0], c[1], c[2]);
+    fprintf(out, " %-22s %-18s %s", c[0], c[1], c[2]);
+}
+
+/* One row: every side's time, the ratios, the guest's counts. k may be
+ * BENCH_BOOT. */
+static void row(FILE *out, const struct bench_set *set, int k,
+                const char *name, double unit)
+{
+    const struct bench_summary *n = &set->native.s[k], *g = &set->base.s[k],
+                               *v = &set->other.s[k], *t = &set->tcg.s[k];
+
+    fprintf(out, "%-10s", name);
+    cell_time(out, n, unit);
+    cell_time(out, g, unit);
+    if (set->vs)
+        cell_time(out, v, unit);
+    if (set->qemu)
+        cell_time(out, t, unit);
+    cell_ratio(out, ratio(g, n), 1);
+    if (set->vs)
+        cell_ratio(out, ratio(v, g), 2);
+    if (set->qemu)
+        cell_ratio(out, ratio(g, t), 2);
+    if (set->vs && set->qemu)
+        cell_ratio(out, ratio(v, t), 2);
+    cells_counts(out, set, g, v);
+    fputc('\n', out);
+}
+
+static void header(FILE *out, const struct bench_set *set)
+{
+    fprintf(out, "%-10s %-30s %-30s", "benchmark", "native",
+            set->vs ? "guest default" : "guest");
+    if (set->vs)
+        fprintf(out, " %-30s", "guest vs");
+    if (set->qemu)
+        fprintf(out, " %-30s", "TCG");
+    fprintf(out, " %10s", set->vs ? "def/native" : "guest/nat");
+    if (set->vs)
+        fprintf(out, " %10s", "vs/def");
+    if (set->qemu)
+        fprintf(out, " %10s", set->vs ? "def/TCG" : "guest/TCG");
+    if (set->vs && set->qemu)
+        fprintf(out, " %10s", "vs/TCG");
+    if (set->vs)
+        fprintf(out, " %-22s %-18s %s\n", "visits/op def->vs",
+                "exits/op def->vs", "hypercalls/op def->vs");
+    else
+        fprintf(out, " %10s %10s %12s\n", "visits/op", "exits/op", "hcalls/op");
 }
 
 void bench_print_table(FILE *out, const struct bench_set *set)
@@ -144,58 +206,82 @@ void bench_print_table(FILE *out, const struct bench_set *set)
                  "per operation in the guest: Switcher visits, exits to the "
                  "Launcher, Host hypercalls\n", set->quick ? " --quick" : "",
             set->vs ? ", guest: median of the rounds" : "");
-    if (set->vs) {
+    if (set->vs)
         fprintf(out, "default = perch's defaults, vs = %s (%d rounds, "
                      "interleaved)\n", set->vs, set->rounds);
-        fprintf(out, "%-10s %-30s %-30s %-30s %10s %10s %-22s %-18s %s\n",
-                "benchmark", "native", "guest default", "guest vs",
-                "def/native", "vs/def", "visits/op def->vs", "exits/op def->vs",
-                "hypercalls/op def->vs");
-    } else {
-        fprintf(out, "%-10s %-30s %-30s %10s %10s %10s %12s\n", "benchmark",
-                "native", "guest", "guest/nat", "visits/op", "exits/op",
-                "hcalls/op");
-    }
-    for (int k = 0; k < set->n; k++) {
-        if (!set->chosen[k])
-            continue;
-        if (set->vs)
-            row_vs(out, set, k);
-        else
-            row_plain(out, set, k);
-    }
+    if (set->qemu)
+        fprintf(out, "TCG = QEMU TCG, one run: the same kernel, initramfs, "
+                     "perchbench and memory, one vCPU\n");
+    header(out, set);
+    for (int k = 0; k < set->n; k++)
+        if (set->chosen[k] && !set->work[k])
+            row(out, set, k, set->names[k], 1);
+    fprintf(out, "work and boot: ms per run, median (min - max); counts per "
+                 "run; boot: from start to /init's first output\n");
+    for (int k = 0; k < set->n; k++)
+        if (set->chosen[k] && set->work[k])
+            row(out, set, k, set->names[k], NS_PER_MS);
+    row(out, set, BENCH_BOOT, "boot", NS_PER_MS);
 }
 
 /* ---- bench.csv ----------------------------------------------------------- */
 
+/* Empty fields for a side without the figure (native's boot). */
 static void csv_side(FILE *f, const struct bench_summary *s, bool counts)
 {
-    fprintf(f, ",%.1f,%.1f,%.1f", s->median, s->min, s->max);
-    if (counts)
+    if (s->have)
+        fprintf(f, ",%.1f,%.1f,%.1f", s->median, s->min, s->max);
+    else
+        fprintf(f, ",,,");
+    if (counts && s->counted)
         fprintf(f, ",%.4f,%.4f,%.4f", s->visits, s->exits, s->hypercalls);
+    else if (counts)
+        fprintf(f, ",,,");
+}
+
+static void csv_ratio(FILE *f, double r)
+{
+    if (r > 0)
+        fprintf(f, ",%.4f", r);
+    else
+        fprintf(f, ",");
+}
+
+static void csv_row(FILE *f, const struct bench_set *set, int k,
+                    const char *name, const char *group)
+{
+    fprintf(f, "%s", name);
+    csv_side(f, &set->native.s[k], false);
+    csv_side(f, &set->base.s[k], true);
+    csv_ratio(f, ratio(&set->base.s[k], &set->native.s[k]));
+    if (set->vs) {
+        csv_side(f, &set->other.s[k], true);
+        csv_ratio(f, ratio(&set->other.s[k], &set->base.s[k]));
+    }
+    if (set->qemu) {
+        csv_side(f, &set->tcg.s[k], false);
+        csv_ratio(f, ratio(&set->base.s[k], &set->tcg.s[k]));
+    }
+    if (set->vs && set->qemu)
+        csv_ratio(f, ratio(&set->other.s[k], &set->tcg.s[k]));
+    fprintf(f, ",%s\n", group);
 }
 
 static void write_csv(FILE *f, const struct bench_set *set)
 {
     fprintf(f, "benchmark,native_median_ns,native_min_ns,native_max_ns,"
                "guest_median_ns,guest_min_ns,guest_max_ns,visits_per_op,"
-               "exits_per_op,hypercalls_per_op,guest_native_ratio%s\n",
+               "exits_per_op,hypercalls_per_op,guest_native_ratio%s%s%s,group\n",
             set->vs ? ",vs_median_ns,vs_min_ns,vs_max_ns,vs_visits_per_op,"
                       "vs_exits_per_op,vs_hypercalls_per_op,vs_default_ratio"
-                    : "");
-    for (int k = 0; k < set->n; k++) {
-        if (!set->chosen[k])
-            continue;
-        fprintf(f, "%s", set->names[k]);
-        csv_side(f, &set->native.s[k], false);
-        csv_side(f, &set->base.s[k], true);
-        fprintf(f, ",%.4f", ratio(&set->base.s[k], &set->native.s[k]));
-        if (set->vs) {
-            csv_side(f, &set->other.s[k], true);
-            fprintf(f, ",%.4f", ratio(&set->other.s[k], &set->base.s[k]));
-        }
-        fputc('\n', f);
-    }
+                    : "",
+            set->qemu ? ",tcg_median_ns,tcg_min_ns,tcg_max_ns,guest_tcg_ratio"
+                      : "",
+            set->vs && set->qemu ? ",vs_tcg_ratio" : "");
+    for (int k = 0; k < set->n; k++)
+        if (set->chosen[k])
+            csv_row(f, set, k, set->names[k], set->work[k] ? "work" : "micro");
+    csv_row(f, set, BENCH_BOOT, "boot", "boot");
 }
 
 /* ---- bench.json ---------------------------------------------------------- */
@@ -216,12 +302,17 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* A side without the figure (native's boot) is null. */
 static void json_side(FILE *f, const char *key, const struct bench_summary *s,
                       bool counts)
 {
+    if (!s->have) {
+        fprintf(f, ", \"%s\": null", key);
+        return;
+    }
     fprintf(f, ", \"%s\": {\"median_ns\": %.1f, \"min_ns\": %.1f, "
                "\"max_ns\": %.1f", key, s->median, s->min, s->max);
-    if (counts) {
+    if (counts && s->counted) {
         fprintf(f, ", \"per_op\": {\"visits\": %.4f, \"exits\": %.4f, "
                    "\"hypercalls\": %.4f, \"visits_by_reason\": {",
                 s->visits, s->exits, s->hypercalls);
@@ -235,19 +326,36 @@ static void json_side(FILE *f, const char *key, const struct bench_summary *s,
     fprintf(f, "}");
 }
 
-static void json_bench(FILE *f, const struct bench_set *set, int k, bool first)
+static void json_ratio(FILE *f, const char *key, double r)
+{
+    if (r > 0)
+        fprintf(f, ", \"%s\": %.4f", key, r);
+    else
+        fprintf(f, ", \"%s\": null", key);
+}
+
+static void json_bench(FILE *f, const struct bench_set *set, int k,
+                       const char *name, const char *group, bool first)
 {
     fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
-    json_string(f, set->names[k]);
+    json_string(f, name);
+    fprintf(f, ", \"group\": \"%s\"", group);
     json_side(f, "native", &set->native.s[k], false);
     json_side(f, "guest", &set->base.s[k], true);
-    fprintf(f, ", \"guest_native_ratio\": %.4f",
-            ratio(&set->base.s[k], &set->native.s[k]));
+    json_ratio(f, "guest_native_ratio",
+               ratio(&set->base.s[k], &set->native.s[k]));
     if (set->vs) {
         json_side(f, "vs", &set->other.s[k], true);
-        fprintf(f, ", \"vs_default_ratio\": %.4f",
-                ratio(&set->other.s[k], &set->base.s[k]));
+        json_ratio(f, "vs_default_ratio",
+                   ratio(&set->other.s[k], &set->base.s[k]));
     }
+    if (set->qemu) {
+        json_side(f, "tcg", &set->tcg.s[k], false);
+        json_ratio(f, "guest_tcg_ratio",
+                   ratio(&set->base.s[k], &set->tcg.s[k]));
+    }
+    if (set->vs && set->qemu)
+        json_ratio(f, "vs_tcg_ratio", ratio(&set->other.s[k], &set->tcg.s[k]));
     fprintf(f, "}");
 }
 
@@ -259,8 +367,10 @@ static void write_json(FILE *f, const struct bench_set *set)
 
     strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     fprintf(f, "{\"tool\": \"perch bench\", \"date\": \"%s\", \"quick\": %s, "
-               "\"rounds\": %d, \"unit\": \"ns per operation\", \"vs\": ",
-            date, set->quick ? "true" : "false", set->rounds);
+               "\"rounds\": %d, \"qemu\": %s, \"unit\": \"ns per operation "
+               "(work: per run; boot: to /init)\", \"vs\": ",
+            date, set->quick ? "true" : "false", set->rounds,
+            set->qemu ? "true" : "false");
     if (set->vs)
         json_string(f, set->vs);
     else
@@ -269,52 +379,49 @@ static void write_json(FILE *f, const struct bench_set *set)
     for (int k = 0; k < set->n; k++) {
         if (!set->chosen[k])
             continue;
-        json_bench(f, set, k, first);
+        json_bench(f, set, k, set->names[k], set->work[k] ? "work" : "micro",
+                   first);
         first = false;
     }
+    json_bench(f, set, BENCH_BOOT, "boot", "boot", first);
     fprintf(f, "\n  ]\n}\n");
 }
 
 /* ---- bench.svg, through gnuplot ------------------------------------------ */
 
-static bool have_program(const char *name)
-{
-    const char *path = getenv("PATH");
-    char dir[4096];
-
-    while (path && *path) {
-        size_t len = strcspn(path, ":");
-
-        snprintf(dir, sizeof(dir), "%.*s/%s", (int)len, path, name);
-        if (len && access(dir, X_OK) == 0)
-            return true;
-        path += len + (path[len] == ':');
-    }
-    return false;
-}
-
-/* Bars of guest/native per benchmark (and vs/native beside them). */
+/* Bars of guest/native per benchmark, and vs/native and TCG/native beside
+ * them. The data go in a datablock with quoted names: gnuplot ends inline
+ * data ('-') at any line that starts with 'e', such as "exec 11.7". */
 static int write_svg(const struct bench_set *set, const char *svg)
 {
     FILE *g = popen("gnuplot", "w");
 
     if (!g)
         return -1;
-    fprintf(g, "set terminal svg size 800,400\nset output '%s'\n", svg);
-    fprintf(g, "set style data histograms\nset style fill solid\n"
-               "set ylabel 'guest / native (ns per op)'\nset logscale y\n"
-               "set title 'perch bench%s'\n", set->quick ? " --quick" : "");
-    fprintf(g, "plot '-' using 2:xtic(1) title 'default'%s\n",
-            set->vs ? ", '-' using 2:xtic(1) title 'vs'" : "");
-    for (int pass = 0; pass < (set->vs ? 2 : 1); pass++) {
-        const struct bench_side *side = pass ? &set->other : &set->base;
-
-        for (int k = 0; k < set->n; k++)
-            if (set->chosen[k])
-                fprintf(g, "%s %.4f\n", set->names[k],
-                        ratio(&side->s[k], &set->native.s[k]));
-        fprintf(g, "e\n");
+    fprintf(g, "set terminal svg size 1000,450\nset output '%s'\n", svg);
+    fprintf(g, "set style data histograms\nset style fill solid border -1\n"
+               "set ylabel 'time / native time'\nset logscale y\n"
+               "set grid ytics\nset key top left\n"
+               "set title 'perch bench%s'\n$data << EOD\n",
+            set->quick ? " --quick" : "");
+    for (int k = 0; k < set->n; k++) {
+        if (!set->chosen[k])
+            continue;
+        fprintf(g, "\"%s\" %.4f", set->names[k],
+                ratio(&set->base.s[k], &set->native.s[k]));
+        if (set->vs)
+            fprintf(g, " %.4f", ratio(&set->other.s[k], &set->native.s[k]));
+        if (set->qemu)
+            fprintf(g, " %.4f", ratio(&set->tcg.s[k], &set->native.s[k]));
+        fputc('\n', g);
     }
+    fprintf(g, "EOD\nplot $data using 2:xtic(1) title 'perch%s'",
+            set->vs ? " default" : "");
+    if (set->vs)
+        fprintf(g, ", $data using 3 title 'perch vs'");
+    if (set->qemu)
+        fprintf(g, ", $data using %d title 'QEMU TCG'", set->vs ? 4 : 3);
+    fprintf(g, "\n");
     return pclose(g) == 0 ? 0 : -1;
 }
 
@@ -345,7 +452,7 @@ int bench_write_files(const struct bench_set *set, struct error *e)
         write_file(set->out_dir, "bench.json", write_json, set, e))
         return -1;
     snprintf(svg, sizeof(svg), "%s/bench.svg", set->out_dir);
-    if (!have_program("gnuplot")) {
+    if (!file_in_path("gnuplot")) {
         fprintf(stderr, "perch bench: wrote %s/bench.csv and %s/bench.json "
                         "(no gnuplot: no bench.svg)\n", set->out_dir, set->out_dir);
         return 0;

@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -13,6 +12,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "file.h"
 
 #define OUTPUT_MAX (1 << 20)
 #define FETCH_PREFIX ".fetch-"
@@ -389,19 +390,6 @@ static int unpack(const char *deb, const char *dir, struct error *e)
 
 /* --- the fetch folder --------------------------------------------------- */
 
-static int remove_one(const char *path, const struct stat *st, int type,
-                      struct FTW *ftw)
-{
-    (void)st, (void)type, (void)ftw;
-    remove(path);
-    return 0;
-}
-
-static void remove_tree(const char *path)
-{
-    nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* A fetch perch did not finish (interrupted, killed) leaves its folder,
  * a hundred MB for the kernel; remove those whose perch is gone. */
 static void remove_stale_fetches(const struct default_guest *g)
@@ -421,7 +409,7 @@ static void remove_stale_fetches(const struct default_guest *g)
         if (pid <= 0 || pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
             continue;
         if (snprintf(path, sizeof(path), "%s/%s", g->dir, de->d_name) < PATH_MAX)
-            remove_tree(path);
+            file_remove_tree(path);
     }
     closedir(d);
 }
@@ -508,11 +496,11 @@ static int fetch(struct default_guest *g, struct fetch *f, struct error *e)
     if (snprintf(work, sizeof(work), "%s/" FETCH_PREFIX "%d", g->dir,
                  (int)getpid()) >= PATH_MAX)
         return fail(e, "the path of perch's cache folder is too long");
-    remove_tree(work);
+    file_remove_tree(work);
     if (mkdir(work, 0755) < 0)
         return fail(e, "cannot create %s: %s", work, strerror(errno));
     rc = fetch_in(g, f, work, e);
-    remove_tree(work);
+    file_remove_tree(work);
     return rc;
 }
 

@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -51,4 +53,61 @@ void file_release(struct file_data *f)
     free(f->bytes);
     f->bytes = NULL;
     f->size = 0;
+}
+
+int file_write_new(const char *path, const void *bytes, size_t size,
+                   unsigned mode, struct error *e)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    const uint8_t *p = bytes;
+    size_t done = 0;
+
+    if (fd < 0)
+        return fail(e, "cannot create %s: %s", path, strerror(errno));
+    while (done < size) {
+        ssize_t n = write(fd, p + done, size - done);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += n;
+    }
+    if (done != size || close(fd) < 0) {
+        fail(e, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+        if (done != size)
+            close(fd);
+        unlink(path);
+        return -1;
+    }
+    return 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int type,
+                      struct FTW *ftw)
+{
+    (void)st, (void)type, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void file_remove_tree(const char *path)
+{
+    nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+bool file_in_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    char file[4096];
+
+    while (path && *path) {
+        size_t len = strcspn(path, ":");
+
+        snprintf(file, sizeof(file), "%.*s/%s", (int)len, path, name);
+        if (len && access(file, X_OK) == 0)
+            return true;
+        path += len + (path[len] == ':');
+    }
+    return false;
 }

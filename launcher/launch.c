@@ -63,32 +63,41 @@ static bool is_linux(const struct launch *l)
 
 /* busybox from perch's cache, fetched if missing. A guest without it
  * still boots, to perch's /init alone, so failing is only a note. */
-static void load_busybox(struct launch *l, struct file_data *busybox)
+static void load_busybox(struct default_guest *g, struct file_data *busybox)
 {
     struct error e;
 
-    if ((!l->guest.dir[0] && default_guest_open(&l->guest, &e)) ||
-        default_guest_busybox(&l->guest, &e) ||
-        file_read_all(l->guest.busybox, busybox, &e))
+    if ((!g->dir[0] && default_guest_open(g, &e)) ||
+        default_guest_busybox(g, &e) ||
+        file_read_all(g->busybox, busybox, &e))
         fprintf(stderr, "perch: note: no busybox (%s): the guest gets only "
                         "perch's /init, with no shell or commands\n", e.msg);
 }
 
-static int build_initramfs(struct launch *l, const struct options *o,
-                           struct error *e)
+static int build_initramfs(struct default_guest *g, const struct options *o,
+                           struct file_data *out, struct error *e)
 {
     struct initramfs_config cfg = { .cmd = o->cmd, .cmd_argc = o->cmd_argc };
     struct file_data busybox = { 0 };
     int rc;
 
-    load_busybox(l, &busybox);
+    load_busybox(g, &busybox);
     initramfs_init_image(&cfg.init, &cfg.init_bytes);
     initramfs_bench_image(&cfg.bench, &cfg.bench_bytes);
     cfg.busybox = busybox.bytes;
     cfg.busybox_bytes = busybox.size;
-    rc = initramfs_build(&cfg, &l->initrd, e);
+    rc = initramfs_build(&cfg, out, e);
     file_release(&busybox);
     return rc;
+}
+
+int launch_initramfs(const struct options *o, struct file_data *out,
+                     struct error *e)
+{
+    static struct default_guest g;   /* large: four paths */
+
+    memset(&g, 0, sizeof(g));
+    return build_initramfs(&g, o, out, e);
 }
 
 /* The user's initrd as it is; else, for Linux, perch's own. */
@@ -97,7 +106,7 @@ static int load_initrd(struct launch *l, const struct options *o, struct error *
     if (o->initrd)
         return file_read_all(o->initrd, &l->initrd, e);
     if (is_linux(l))
-        return build_initramfs(l, o, e);
+        return build_initramfs(&l->guest, o, &l->initrd, e);
     if (o->cmd)
         return fail(e, "-- CMD needs a Linux kernel, with perch's /init "
                        "(%s is a '%s' kernel)", o->kernel, l->image.guest_os);

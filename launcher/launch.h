@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "error.h"
+#include "file.h"
 #include "stats.h"
 
 /* A run that a program drives instead of a person (`perch bench`): the
@@ -27,5 +28,11 @@ int launch(const struct options *o, struct error *e);
 /* The same, driven through io (NULL: as launch()). */
 int launch_with(const struct options *o, const struct launch_io *io,
                 struct error *e);
+
+/* The initramfs launch() gives a Linux kernel for o (its command, perch's
+ * /init, busybox, perchbench), for another machine to boot (`perch bench
+ * --qemu`). Returns 0, or -1 with e saying why. */
+int launch_initramfs(const struct options *o, struct file_data *out,
+                     struct error *e);
 
 #endif

@@ -1,31 +1,60 @@
 # `perch bench --quick`: perchbench natively and in the default guest. Every
-# benchmark gets a table row with numbers in every column, bench.csv and
-# bench.json parse, and bad requests end in one line and a non-zero status.
+# micro-benchmark and one workload (the cheapest: a whole work run of each
+# takes minutes in a guest) get a table row with numbers in every column,
+# as does boot; bench.csv and bench.json parse; bad requests end in one
+# line and a non-zero status. Run with --qemu but a PATH without QEMU (a
+# note, the other columns); then, if QEMU is installed, one benchmark with
+# --qemu, whose table has the TCG column.
 . tests/lib.sh
 
+# No qemu-system-x86_64 in this PATH; gnuplot, if installed, for bench.svg.
+mkdir "$TMP/path"
+gnuplot=$(command -v gnuplot)
+[ -n "$gnuplot" ] && ln -s "$gnuplot" "$TMP/path/gnuplot"
+
 out="$TMP/results"
-timeout 300 "$PERCH" bench --quick --out "$out" >"$TMP/bench.out" 2>"$TMP/bench.err" </dev/null
+micro=$(build/bench/perchbench list | awk '$2 == "micro" { print $1 }')
+timeout 300 env PATH="$TMP/path" "$PERCH" bench --quick --qemu --out "$out" \
+    $micro sharith >"$TMP/bench.out" 2>"$TMP/bench.err" </dev/null
 status=$?
 expect_status bench 0
 
 num='-?[0-9]+(\.[0-9]+)?'
 ns="[0-9]+ \([0-9]+ - [0-9]+\)"
-row="^[a-z0-9_]+ +$ns +$ns +${num}x +$num +$num +$num\$"
-for name in $(build/bench/perchbench list | awk '{print $1}'); do
-    if grep -Eq "^$name " "$TMP/bench.out" && grep -E "^$name " "$TMP/bench.out" | grep -Eq "$row"; then
-        pass "bench/row_$name"
+ms="[0-9]+\.[0-9] \([0-9]+\.[0-9] - [0-9]+\.[0-9]\)"
+# row NAME REGEX: the table's row for NAME matches REGEX.
+row() {
+    if grep -E "^$1 " "$TMP/$3.out" | grep -Eq "$2"; then
+        pass "$3/row_$1"
     else
-        fail "bench/row_$name" "no full row in: $(head -c 600 "$TMP/bench.out")"
+        fail "$3/row_$1" "no full row in: $(head -c 900 "$TMP/$3.out")"
     fi
+}
+for name in $micro; do
+    row "$name" "^[a-z0-9_]+ +$ns +$ns +${num}x +$num +$num +$num\$" bench
 done
+row sharith "^sharith +$ms +$ms +${num}x +$num +$num +$num\$" bench
+row boot "^boot +- +$ms +- +- +- +-\$" bench
+if [ "$(grep -c 'note: no qemu-system-x86_64 in PATH' "$TMP/bench.err")" -eq 1 ] &&
+   ! grep -q TCG "$TMP/bench.out"; then
+    pass bench/no_qemu_note
+else
+    fail bench/no_qemu_note "stderr: $(head -c 300 "$TMP/bench.err")"
+fi
 
 if python3 - "$out/bench.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert rows, "no rows"
+assert {r["group"] for r in rows} == {"micro", "work", "boot"}, rows
 for r in rows:
     for k, v in r.items():
-        if k != "benchmark":
+        if k in ("benchmark", "group"):
+            continue
+        if r["group"] == "boot" and (k.startswith("native") or
+                                     k.endswith("per_op") or k.endswith("ratio")):
+            assert v == "", (k, v)
+        else:
             float(v)
 PY
 then pass bench/csv_parses; else fail bench/csv_parses "$(head -c 300 "$out/bench.csv")"; fi
@@ -35,6 +64,36 @@ if python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["ben
     pass bench/json_parses
 else
     fail bench/json_parses "$(head -c 300 "$out/bench.json")"
+fi
+
+# The plot takes every row (gnuplot once stopped at "exec", taking a line
+# that starts with 'e' for the end of its inline data).
+if [ -z "$gnuplot" ]; then
+    echo "SKIP bench/svg: no gnuplot"
+elif grep -q "<svg" "$out/bench.svg" 2>/dev/null && grep -q '>exec<' "$out/bench.svg" &&
+     grep -q '>thrash<' "$out/bench.svg"; then
+    pass bench/svg_has_every_row
+else
+    fail bench/svg_has_every_row "stderr: $(head -c 300 "$TMP/bench.err")"
+fi
+
+# Under QEMU TCG too: three time columns, guest/TCG, and TCG's boot.
+if command -v qemu-system-x86_64 >/dev/null; then
+    timeout 300 "$PERCH" bench --quick --qemu --out "$TMP/qemu" syscall \
+        >"$TMP/qemu.out" 2>"$TMP/qemu.err" </dev/null
+    status=$?
+    expect_status qemu 0
+    row syscall "^syscall +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num\$" qemu
+    row boot "^boot +- +$ms +$ms +- +${num}x +- +- +-\$" qemu
+    if grep -Eq '^benchmark +native +guest +TCG +guest/nat +guest/TCG ' "$TMP/qemu.out" &&
+       python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["benchmarks"][0]["tcg"]["median_ns"] > 0' \
+           "$TMP/qemu/bench.json"; then
+        pass qemu/tcg_column
+    else
+        fail qemu/tcg_column "$(head -c 600 "$TMP/qemu.out")"
+    fi
+else
+    echo "SKIP bench/qemu: no qemu-system-x86_64 (apt-get install qemu-system-x86)"
 fi
 
 # Bad requests: one 'perch: ' line, a non-zero status, before any run.

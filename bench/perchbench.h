@@ -1,0 +1,58 @@
+/* What perchbench's two parts share: the driver and micro-benchmarks
+ * (perchbench.c) and the work group of timed shell workloads (work.c). */
+#ifndef PERCHBENCH_H
+#define PERCHBENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define MAX_SAMPLES 1001
+
+struct bench {
+    const char *name;
+    const char *group;      /* "micro" or "work": perch bench selects by it */
+    const char *what;       /* virtbench's words */
+    int (*run)(long n, uint64_t *ns);   /* micro: n operations, timed */
+    long max_batch;         /* memory bound; 0: none */
+    const char *setup;      /* work: shell script run once, untimed */
+    const char *script;     /* work: the timed shell script, once a sample */
+};
+
+struct result {
+    double median, min, max;
+    int samples;
+    long batch;
+    long ops;               /* operations run inside the marks, in all */
+};
+
+extern struct options {
+    int samples;        /* 0: the default for the mode */
+    int work_samples;   /* runs of each workload */
+    int min_ms;         /* 0: the default for the mode */
+    bool quick;
+    bool marks;
+    int cpu;            /* -1: no pinning */
+    const char *bin;    /* the workloads' sh, true and busybox applets */
+    const char *tmp;    /* where the workloads write their files */
+} opt;
+
+extern const char *current;      /* the benchmark running, for messages */
+
+void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+uint64_t now_ns(void);
+pid_t start_child(void);
+void reap(pid_t pid, const char *who);
+void mark(const char *name, const char *what);
+
+/* Sort the samples' ns per operation, fill res and print the result line
+ * (the one format perch parses, for both groups). */
+void report_result(const struct bench *b, double *per_op, int samples,
+                   long batch, long ops, struct result *res);
+
+/* work.c: the workloads, in the order `all` runs them, and their driver. */
+extern const struct bench work_benches[];
+extern const int work_count;
+void run_work(const struct bench *b, struct result *res);
+
+#endif

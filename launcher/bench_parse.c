@@ -1,0 +1,198 @@
+/* `perch bench`: one run's output (perch's console or QEMU's serial port)
+ * into its results, line by line and mark by mark, with progress shown. */
+#include "bench.h"
+
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static unsigned long long monotonic_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* ---- progress on stderr: in place on a terminal, lines otherwise ------- */
+
+void bench_progress(const char *what, const char *detail)
+{
+    bool tty = isatty(STDERR_FILENO);
+
+    fprintf(stderr, "%sperch bench: %s%s%s%s", tty ? "\r\033[K" : "", what,
+            detail ? ": " : "", detail ? detail : "", tty ? "" : "\n");
+    fflush(stderr);
+}
+
+void bench_progress_done(void)
+{
+    if (isatty(STDERR_FILENO))
+        fputs("\r\033[K", stderr);
+}
+
+/* ---- perchbench's lines ------------------------------------------------ */
+
+/* A lookup, so a name the guest made up can never select memory. */
+int bench_find(const struct bench_set *set, const char *name)
+{
+    for (int i = 0; i < set->n; i++)
+        if (!strcmp(set->names[i], name))
+            return i;
+    return -1;
+}
+
+const char *bench_missing(const struct bench_set *set,
+                          const struct bench_result *res, bool counted)
+{
+    for (int i = 0; i < set->n; i++)
+        if (set->chosen[i] && (!res[i].have || (counted && !res[i].counted)))
+            return set->names[i];
+    return NULL;
+}
+
+/* "perchbench NAME MEDIAN MIN MAX samples S batch B [ops N]": without
+ * ops (an older perchbench), S * B, which leaves out batch sizing. */
+static void parse_result(struct bench_capture *c, const char *line)
+{
+    char name[BENCH_NAME_MAX + 1];
+    double med, min, max;
+    int samples, k;
+    long batch, ops = 0;
+
+    if (sscanf(line, "perchbench %32s %lf %lf %lf samples %d batch %ld ops %ld",
+               name, &med, &min, &max, &samples, &batch, &ops) < 6)
+        return;
+    k = bench_find(c->set, name);
+    if (k < 0)
+        return;
+    c->res[k].have = true;
+    c->res[k].median = med;
+    c->res[k].min = min;
+    c->res[k].max = max;
+    c->res[k].ops = ops > 0 ? ops : (long)samples * batch;
+}
+
+static void end_line(struct bench_capture *c)
+{
+    c->line[c->len] = '\0';
+    if (c->len && c->line[c->len - 1] == '\r')
+        c->line[--c->len] = '\0';
+    if (c->len) {
+        memcpy(c->last, c->line, c->len + 1);
+        parse_result(c, c->line);
+    }
+    c->len = 0;
+}
+
+void bench_capture_start(struct bench_capture *c, struct bench_set *set,
+                         struct bench_result *res, const char *progress)
+{
+    memset(c, 0, sizeof(*c));
+    c->set = set;
+    c->res = res;
+    snprintf(c->progress, sizeof(c->progress), "%s", progress);
+    c->start_ns = monotonic_ns();
+}
+
+void bench_capture_bytes(void *arg, const uint8_t *p, size_t n)
+{
+    struct bench_capture *c = arg;
+
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == '\n')
+            end_line(c);
+        else if (c->len < BENCH_LINE_MAX - 1)
+            c->line[c->len++] = p[i];
+    }
+}
+
+void bench_capture_end(struct bench_capture *c)
+{
+    end_line(c);
+}
+
+/* /init's first mark ends the boot: its time is the boot row's result. */
+static void boot_done(struct bench_capture *c)
+{
+    struct bench_result *b = &c->res[BENCH_BOOT];
+
+    if (b->have)
+        return;
+    b->have = true;
+    b->median = b->min = b->max = (double)(monotonic_ns() - c->start_ns);
+    b->ops = 1;
+    bench_progress(c->progress, "booted");
+}
+
+void bench_capture_mark(void *arg, const char *name, bool end,
+                        const struct perch_counters *now)
+{
+    struct bench_capture *c = arg;
+    int k = bench_find(c->set, name);
+
+    if (!strcmp(name, BENCH_BOOT_MARK)) {
+        boot_done(c);
+        return;
+    }
+    if (k < 0)
+        return;
+    if (!end)
+        bench_progress(c->progress, name);
+    if (!now)
+        return;
+    if (end) {
+        c->res[k].end = *now;
+        c->res[k].counted = true;
+    } else {
+        c->res[k].begin = *now;
+    }
+}
+
+/* ---- a serial console: the filters perch's console has ---------------- */
+
+static void serial_mark(void *arg, const char *name, bool end)
+{
+    bench_capture_mark(arg, name, end, NULL);
+}
+
+void bench_serial_start(struct bench_serial *s, struct bench_capture *c)
+{
+    s->capture = c;
+    s->exit_status = -1;
+    exit_seq_init(&s->exit);
+    mark_seq_init(&s->marks, serial_mark, c);
+}
+
+/* The exit filter first, then the mark filter, as in console.c. */
+static void serial_filtered(struct bench_serial *s, const uint8_t *p, size_t n)
+{
+    uint8_t out[4096 + EXIT_SEQ_HELD_MAX + MARK_SEQ_HELD_MAX];
+
+    bench_capture_bytes(s->capture, out, mark_seq_filter(&s->marks, p, n, out));
+}
+
+void bench_serial_bytes(void *arg, const uint8_t *p, size_t n)
+{
+    struct bench_serial *s = arg;
+    uint8_t out[4096 + EXIT_SEQ_HELD_MAX];
+
+    while (n) {
+        size_t chunk = n < 4096 ? n : 4096;
+
+        serial_filtered(s, out, exit_seq_filter(&s->exit, p, chunk, out));
+        if (s->exit.status >= 0)
+            s->exit_status = s->exit.status;
+        p += chunk;
+        n -= chunk;
+    }
+}
+
+void bench_serial_end(struct bench_serial *s)
+{
+    uint8_t out[EXIT_SEQ_HELD_MAX + MARK_SEQ_HELD_MAX];
+
+    serial_filtered(s, out, exit_seq_flush(&s->exit, out));
+    bench_capture_bytes(s->capture, out, mark_seq_flush(&s->marks, out));
+    bench_capture_end(s->capture);
+}

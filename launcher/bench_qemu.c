@@ -1,0 +1,78 @@
+/* `perch bench --qemu`: the guest perch runs, booted by QEMU with TCG
+ * instead: Debian's cloud kernel from perch's cache (QEMU boots the bzImage
+ * itself), perch's initramfs for the same command written to a file, one
+ * vCPU, the same memory, the console on the first serial port, so that the
+ * same /init and perchbench print the same lines and marks. */
+#include "bench.h"
+
+#include <string.h>
+#include <sys/wait.h>
+
+#include "default_guest.h"
+#include "file.h"
+#include "launch.h"
+
+static int write_initrd(const struct bench_dir *d, const struct options *o,
+                        char *path, struct error *e)
+{
+    struct file_data cpio;
+    int rc;
+
+    if (launch_initramfs(o, &cpio, e))
+        return -1;
+    rc = bench_dir_file(d, "initrd.cpio", cpio.bytes, cpio.size, path, e);
+    file_release(&cpio);
+    return rc;
+}
+
+/* QEMU's own status, then the guest's (/init reports perchbench's), then
+ * every chosen benchmark's line. */
+static int check_run(struct bench_set *set, const struct bench_serial *s,
+                     int status, struct error *e)
+{
+    const char *last = s->capture->last, *missing;
+
+    if (!WIFEXITED(status) || WEXITSTATUS(status))
+        return fail(e, "TCG run: %s failed (%s %d): %s", BENCH_QEMU,
+                    WIFEXITED(status) ? "status" : "signal",
+                    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+                    last);
+    if (s->exit_status != 0)
+        return fail(e, "TCG run: the guest's perchbench %s (last line: %s)",
+                    s->exit_status < 0 ? "reported no exit status"
+                                       : "failed", last);
+    missing = bench_missing(set, s->capture->res, false);
+    if (missing)
+        return fail(e, "TCG run: no result for %s (last line: %s)", missing,
+                    last);
+    set->tcg.runs = 1;
+    return 0;
+}
+
+int bench_qemu_run(struct bench_set *set, const struct bench_dir *d,
+                   const struct options *o, struct error *e)
+{
+    static struct default_guest g;   /* large: four paths */
+    char initrd[PATH_MAX], mem[32];
+    char *argv[] = {
+        BENCH_QEMU, "-accel", "tcg", "-m", mem, "-smp", "1", "-nodefaults",
+        "-display", "none", "-no-reboot", "-serial", "stdio",
+        "-kernel", g.kernel, "-initrd", initrd, "-append", "console=ttyS0",
+        NULL,
+    };
+    struct bench_capture c;
+    struct bench_serial s;
+    int status;
+
+    if (default_guest_open(&g, e) || default_guest_kernel(&g, e) ||
+        write_initrd(d, o, initrd, e))
+        return -1;
+    snprintf(mem, sizeof(mem), "%lu", (unsigned long)o->mem_mib);
+    bench_capture_start(&c, set, set->tcg.r[0], "TCG run");
+    bench_serial_start(&s, &c);
+    bench_progress(c.progress, "booting");
+    if (bench_run_program(argv, bench_serial_bytes, &s, &status, e))
+        return -1;
+    bench_serial_end(&s);
+    return check_run(set, &s, status, e);
+}

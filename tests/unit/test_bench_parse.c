@@ -1,0 +1,242 @@
+/*
+ * Unit tests of `perch bench`'s output parsing (launcher/bench_parse.c):
+ * perchbench's result lines, the counter marks and /init's boot mark as
+ * perch's console hands them over, and QEMU's raw serial output, where the
+ * exit-status sequence and the marks are still in the bytes (split
+ * anywhere, among \r\n line ends and firmware escapes).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+
+#include "../../launcher/bench.h"
+
+#define MARK(n, w) "\033]perch-mark;" n ";" w "\007"
+#define EXIT(n) "\033]perch-exit;" n "\007"
+
+static struct bench_set set;
+static struct bench_result res[BENCH_SLOTS];
+static struct bench_capture cap;
+
+static void start(void)
+{
+    memset(&set, 0, sizeof(set));
+    memset(res, 0, sizeof(res));
+    set.n = 3;
+    strcpy(set.names[0], "syscall");
+    strcpy(set.names[1], "gzip");
+    strcpy(set.names[2], "pipe");
+    set.work[1] = true;
+    set.chosen[0] = set.chosen[1] = true;
+    bench_capture_start(&cap, &set, res, "test run");
+}
+
+static void feed(const char *text)
+{
+    bench_capture_bytes(&cap, (const uint8_t *)text, strlen(text));
+}
+
+static void result_line_is_parsed(void)
+{
+    start();
+    feed("# perchbench: a comment\nperchbench syscall 192 189 209 samples 7 "
+         "batch 65536 ops 524288\n");
+    CHECK(res[0].have);
+    CHECK(res[0].median == 192 && res[0].min == 189 && res[0].max == 209);
+    CHECK(res[0].ops == 524288);
+    CHECK(!res[1].have && !res[2].have);
+    CHECK(!strcmp(cap.last, "perchbench syscall 192 189 209 samples 7 batch "
+                  "65536 ops 524288"));
+}
+
+/* An older perchbench without "ops N": samples times batch. */
+static void line_without_ops(void)
+{
+    start();
+    feed("perchbench gzip 900 800 1000 samples 3 batch 1\n");
+    CHECK(res[1].have && res[1].ops == 3);
+}
+
+/* Line ends come in any piece; \r\n (a serial console's) counts as \n;
+ * the last line may lack its newline until the output ends. */
+static void pieces_and_crlf(void)
+{
+    const char *line = "perchbench syscall 5 4 6 samples 3 batch 8 ops 40\r\n";
+
+    start();
+    for (size_t i = 0; line[i]; i++)
+        bench_capture_bytes(&cap, (const uint8_t *)line + i, 1);
+    CHECK(res[0].have && res[0].ops == 40);
+    feed("perchbench gzip 7 7 7 samples 1 batch 1 ops 1");
+    CHECK(!res[1].have);
+    bench_capture_end(&cap);
+    CHECK(res[1].have && res[1].median == 7);
+}
+
+/* Lines that are not results, or name no chosen benchmark, change
+ * nothing; a line too long is cut, never overflows. */
+static void other_lines_are_ignored(void)
+{
+    char longline[3 * BENCH_LINE_MAX];
+
+    start();
+    feed("perchbench nosuch 1 2 3 samples 1 batch 1 ops 1\n");
+    feed("perchbench syscall 1 2\n");
+    feed("perchbench syscall x y z samples 1 batch 1 ops 1\n");
+    feed("perchbench  samples\nplain text\n");
+    memset(longline, 'x', sizeof(longline) - 2);
+    longline[sizeof(longline) - 2] = '\n';
+    longline[sizeof(longline) - 1] = '\0';
+    feed(longline);
+    CHECK(!res[0].have && !res[1].have);
+    CHECK(strlen(cap.last) == BENCH_LINE_MAX - 1);
+}
+
+static void marks_bracket_counters(void)
+{
+    struct perch_counters a = { .visits = 10, .exits = 1 },
+                          b = { .visits = 30, .exits = 2 };
+
+    start();
+    bench_capture_mark(&cap, "syscall", false, &a);
+    CHECK(!res[0].counted);
+    bench_capture_mark(&cap, "syscall", true, &b);
+    CHECK(res[0].counted);
+    CHECK(res[0].begin.visits == 10 && res[0].end.visits == 30);
+    bench_capture_mark(&cap, "made-up", true, &b);
+    CHECK(!res[1].counted && !res[2].counted);
+}
+
+/* TCG has no counters: marks come with NULL and count nothing. */
+static void marks_without_counters(void)
+{
+    start();
+    bench_capture_mark(&cap, "syscall", false, NULL);
+    bench_capture_mark(&cap, "syscall", true, NULL);
+    CHECK(!res[0].counted);
+}
+
+static void boot_mark_times_the_boot(void)
+{
+    start();
+    CHECK(!res[BENCH_BOOT].have);
+    bench_capture_mark(&cap, BENCH_BOOT_MARK, false, NULL);
+    CHECK(res[BENCH_BOOT].have && res[BENCH_BOOT].ops == 1);
+    CHECK(res[BENCH_BOOT].median >= 0);
+    CHECK(res[BENCH_BOOT].min == res[BENCH_BOOT].median);
+}
+
+static void missing_names_the_first_gap(void)
+{
+    start();
+    CHECK(!strcmp(bench_missing(&set, res, false), "syscall"));
+    feed("perchbench syscall 1 1 1 samples 1 batch 1 ops 1\n");
+    CHECK(!strcmp(bench_missing(&set, res, false), "gzip"));
+    feed("perchbench gzip 1 1 1 samples 1 batch 1 ops 1\n");
+    CHECK(bench_missing(&set, res, false) == NULL);   /* pipe: not chosen */
+    CHECK(!strcmp(bench_missing(&set, res, true), "syscall"));
+}
+
+/* ---- QEMU's serial output ---------------------------------------------- */
+
+/* What a TCG run prints: firmware escapes, the kernel's log, /init's boot
+ * mark, marks on the same line as the result they bracket (perch's console
+ * takes them out; here the parser must), the exit status. */
+static const char serial_text[] =
+    "\033c\033[?7l\033[2JSeaBIOS (version 1.16.2)\r\nBooting from ROM...\r\n"
+    "[    3.223334] Run /init as init process\r\n"
+    MARK("init", "begin")
+    "# perchbench NAME MEDIAN MIN MAX samples S batch B ops N\r\n"
+    MARK("syscall", "begin") MARK("syscall", "end")
+    "perchbench syscall 1558 1441 1836 samples 3 batch 884 ops 3776\r\n"
+    MARK("gzip", "begin") MARK("gzip", "end")
+    "perchbench gzip 2000000 2000000 2000000 samples 1 batch 1 ops 1\r\n"
+    "# Time for one null system call (getppid): 1558 (1441 - 1836)\r\n"
+    EXIT("0") "[    3.920463] reboot: Power down\r\n";
+
+static void serial_feed(const char *text, size_t len, size_t step,
+                        struct bench_serial *s)
+{
+    start();
+    bench_serial_start(s, &cap);
+    for (size_t from = 0; from < len; from += step)
+        bench_serial_bytes(s, (const uint8_t *)text + from,
+                           len - from < step ? len - from : step);
+    bench_serial_end(s);
+}
+
+static void serial_output_is_parsed(void)
+{
+    struct bench_serial s;
+
+    serial_feed(serial_text, sizeof(serial_text) - 1, 4096, &s);
+    CHECK(s.exit_status == 0);
+    CHECK(res[0].have && res[0].median == 1558 && res[0].ops == 3776);
+    CHECK(res[1].have && res[1].median == 2000000);
+    CHECK(!res[0].counted);
+    CHECK(res[BENCH_BOOT].have);
+    CHECK(bench_missing(&set, res, false) == NULL);
+    CHECK(!strcmp(cap.last, "[    3.920463] reboot: Power down"));
+}
+
+/* Every split of the bytes gives the same results. */
+static void serial_split_anywhere(void)
+{
+    for (size_t step = 1; step < 64; step++) {
+        struct bench_serial s;
+
+        serial_feed(serial_text, sizeof(serial_text) - 1, step, &s);
+        CHECK(s.exit_status == 0);
+        CHECK(res[0].have && res[0].median == 1558);
+        CHECK(res[1].have && res[BENCH_BOOT].have);
+    }
+}
+
+/* perchbench failed: /init reports its status; none at all is -1. */
+static void serial_exit_status(void)
+{
+    static const char failed[] =
+        "perchbench: gzip: the workload failed (exit status 1)\r\n" EXIT("1");
+    static const char none[] = "Kernel panic - not syncing\r\n";
+    struct bench_serial s;
+
+    serial_feed(failed, sizeof(failed) - 1, 7, &s);
+    CHECK(s.exit_status == 1);
+    CHECK_CONTAINS(cap.last, "the workload failed");
+    serial_feed(none, sizeof(none) - 1, 4096, &s);
+    CHECK(s.exit_status == -1);
+    CHECK(!res[BENCH_BOOT].have);
+}
+
+/* A sequence cut short passes through as text and breaks no later line. */
+static void serial_partial_sequences(void)
+{
+    static const char text[] =
+        "\033]perch-mark;syscall\r\n\033]perch-exit;9x\r\n"
+        "perchbench syscall 3 2 4 samples 3 batch 1 ops 3\r\n\033]perch-ex";
+    struct bench_serial s;
+
+    serial_feed(text, sizeof(text) - 1, 5, &s);
+    CHECK(res[0].have && res[0].median == 3);
+    CHECK(s.exit_status == -1);
+    CHECK(!strcmp(cap.last, "\033]perch-ex"));
+}
+
+int main(void)
+{
+    RUN(result_line_is_parsed);
+    RUN(line_without_ops);
+    RUN(pieces_and_crlf);
+    RUN(other_lines_are_ignored);
+    RUN(marks_bracket_counters);
+    RUN(marks_without_counters);
+    RUN(boot_mark_times_the_boot);
+    RUN(missing_names_the_first_gap);
+    RUN(serial_output_is_parsed);
+    RUN(serial_split_anywhere);
+    RUN(serial_exit_status);
+    RUN(serial_partial_sequences);
+    return check_exit_status();
+}
