@@ -5,6 +5,7 @@
  * guest kernel with a jmp.
  */
 #include "backend.h"
+#include "emulate.h"
 #include "env.h"
 #include "evtchn.h"
 #include "host.h"
@@ -18,6 +19,7 @@ _Noreturn void host_boot(struct cpu_regs *regs)
     const typeof(perch_shared.boot) *b = &perch_shared.boot;
 
     guest_mode_start(b->kernel_cr3, b->no_guest_isolation);
+    emulate_reset();
     evtchn_shared_info_mfn = b->shared_info_mfn;
     evtchn_init();
     backend_init(b->console_port);

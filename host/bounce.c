@@ -15,8 +15,8 @@ static bool stack_usable(uint64_t sp)
 int bounce_to_guest(struct cpu_regs *regs, uint64_t handler, unsigned flags,
                     uint64_t error_code)
 {
-    bool from_user = !vcpu0.in_kernel;
-    uint64_t sp = (from_user ? vcpu0.kernel_sp : regs->rsp) & ~0xfull;
+    bool from_user = !current->in_kernel;
+    uint64_t sp = (from_user ? current->kernel_sp : regs->rsp) & ~0xfull;
     uint64_t saved_mask = bounce_events_masked();
     uint64_t frame[8];
     unsigned n = 0;

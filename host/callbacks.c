@@ -14,7 +14,7 @@ long do_set_trap_table(uint64_t table, uint64_t a2, uint64_t a3, uint64_t a4, ui
 
     (void)a2, (void)a3, (void)a4, (void)a5;
     if (!table) {
-        __builtin_memset(vcpu0.traps, 0, sizeof(vcpu0.traps));
+        __builtin_memset(current->traps, 0, sizeof(current->traps));
         return 0;
     }
     for (;; table += sizeof(ti)) {
@@ -22,7 +22,7 @@ long do_set_trap_table(uint64_t table, uint64_t a2, uint64_t a3, uint64_t a4, ui
             return -XEN_EFAULT;
         if (!ti.address)
             return 0;
-        vcpu0.traps[ti.vector] = (struct trap_entry){
+        current->traps[ti.vector] = (struct trap_entry){
             .address = ti.address, .cs = ti.cs,
             .disables_events = ti.flags & TI_DISABLES_EVENTS,
         };
@@ -33,9 +33,9 @@ long do_set_callbacks(uint64_t event, uint64_t failsafe, uint64_t syscall,
                       uint64_t a4, uint64_t a5)
 {
     (void)a4, (void)a5;
-    vcpu0.event_callback = event;
-    vcpu0.failsafe_callback = failsafe;
-    vcpu0.syscall_callback = syscall;
+    current->event_callback = event;
+    current->failsafe_callback = failsafe;
+    current->syscall_callback = syscall;
     return 0;
 }
 
@@ -43,14 +43,14 @@ static long set_callback(const struct callback_register *cb)
 {
     switch (cb->type) {
     case CALLBACKTYPE_event:
-        vcpu0.event_callback = cb->address;
+        current->event_callback = cb->address;
         return 0;
     case CALLBACKTYPE_failsafe:
-        vcpu0.failsafe_callback = cb->address;
+        current->failsafe_callback = cb->address;
         return 0;
     case CALLBACKTYPE_syscall:
-        vcpu0.syscall_callback = cb->address;
-        vcpu0.syscall_disables_events = cb->flags & CALLBACKF_mask_events;
+        current->syscall_callback = cb->address;
+        current->syscall_disables_events = cb->flags & CALLBACKF_mask_events;
         return 0;
     case CALLBACKTYPE_nmi:
         return 0;   /* perch never delivers an NMI to a guest */
@@ -76,8 +76,8 @@ long do_callback_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64
 long do_stack_switch(uint64_t ss, uint64_t sp, uint64_t a3, uint64_t a4, uint64_t a5)
 {
     (void)a3, (void)a4, (void)a5;
-    vcpu0.kernel_ss = ss;
-    vcpu0.kernel_sp = sp;
+    current->kernel_ss = ss;
+    current->kernel_sp = sp;
     return 0;
 }
 
@@ -89,6 +89,6 @@ long do_stack_switch(uint64_t ss, uint64_t sp, uint64_t a3, uint64_t a4, uint64_
 long do_fpu_taskswitch(uint64_t set, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
     (void)a2, (void)a3, (void)a4, (void)a5;
-    guest_cr0_ts = set != 0;
+    current->cr0_ts = set != 0;
     return 0;
 }

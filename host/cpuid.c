@@ -123,7 +123,7 @@ const struct cpuid_hidden_bit cpuid_hidden[] = {
     { 1, ANY_SUBLEAF, CPUID_ECX, 27, "OSXSAVE", "follows XSAVE" },
     { 1, ANY_SUBLEAF, CPUID_ECX, 28, "AVX", XSAVE_DEP },
     { 1, ANY_SUBLEAF, CPUID_ECX, 29, "F16C", XSAVE_DEP },
-    { 7, 0, CPUID_EBX, 0, "FSGSBASE", "wr{fs,gs}base would bypass vcpu0's segment bases" },
+    { 7, 0, CPUID_EBX, 0, "FSGSBASE", "wr{fs,gs}base would bypass the vCPU's segment bases" },
     { 7, 0, CPUID_EBX, 1, "TSC_ADJUST", "Xen: HVM only; TSC_ADJUST MSR" },
     { 7, 0, CPUID_EBX, 5, "AVX2", XSAVE_DEP },
     { 7, 0, CPUID_EBX, 7, "SMEP", "Xen: HVM only; the guest cannot set CR4.SMEP" },

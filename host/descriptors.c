@@ -91,6 +91,6 @@ long do_set_gdt(uint64_t frame_list, uint64_t entries, uint64_t a3, uint64_t a4,
         gdt_l1[i] = (i < nr ? frames[i] << XEN_PAGE_SHIFT
                             : perch_shared.boot.gdt_zero_maddr) |
                     PTE_P | PTE_RW | PTE_A | PTE_D | PTE_NX;
-    vcpu0.pending |= PENDING_TLB_FLUSH;
+    current->pending |= PENDING_TLB_FLUSH;
     return 0;
 }

@@ -45,17 +45,13 @@
 /* Xen's fixed PAT for PV guests: WB, WT, UC-, UC, WC, WP, UC, UC. */
 #define XEN_PV_PAT         0x0000050100070406ull
 
-uint64_t emulate_fault_addr;
-bool vcpu_segments_dirty;
-bool guest_cr0_ts;
-uint64_t guest_cr4 = PERCH_VCPU_CR4 & CR4_VISIBLE;
 
 void emulate_reset(void)
 {
-    emulate_fault_addr = 0;
-    vcpu_segments_dirty = false;
-    guest_cr0_ts = false;
-    guest_cr4 = PERCH_VCPU_CR4 & CR4_VISIBLE;
+    current->emulated_fault_address = 0;
+    current->segments_dirty = false;
+    current->cr0_ts = false;
+    current->cr4 = PERCH_VCPU_CR4 & CR4_VISIBLE;
 }
 
 /* ---- The instruction at rip ---------------------------------------------- */
@@ -72,7 +68,7 @@ struct fetched {
 /* Bytes it needed are not readable: a #PF where they start. */
 static enum emul_result unreadable(const struct fetched *f)
 {
-    emulate_fault_addr = f->rip + f->avail;
+    current->emulated_fault_address = f->rip + f->avail;
     return EMUL_INJECT_PF;
 }
 
@@ -133,9 +129,9 @@ static enum emul_result emulate_forced(struct cpu_regs *regs, const struct fetch
 static bool msr_read(uint32_t msr, uint64_t *val)
 {
     switch (msr) {
-    case MSR_FS_BASE:        *val = vcpu0.fs_base; return true;
-    case MSR_GS_BASE:        *val = vcpu0.gs_base_kernel; return true;
-    case MSR_KERNEL_GS_BASE: *val = vcpu0.gs_base_user; return true;
+    case MSR_FS_BASE:        *val = current->fs_base; return true;
+    case MSR_GS_BASE:        *val = current->gs_base_kernel; return true;
+    case MSR_KERNEL_GS_BASE: *val = current->gs_base_user; return true;
     case MSR_APIC_BASE:      *val = PERCH_APIC_BASE_MSR; return true;
     case MSR_PAT:            *val = XEN_PV_PAT; return true;
     case MSR_EFER:           *val = PERCH_VCPU_EFER; return true;
@@ -145,7 +141,7 @@ static bool msr_read(uint32_t msr, uint64_t *val)
      * no handler for yet (outside its own 0x4000xxxx range; Xen also asks
      * the hardware whether the MSR exists, which the Host cannot).
      */
-    if (!vcpu0.traps[13].address && (msr >> 16) != 0x4000) {
+    if (!current->traps[13].address && (msr >> 16) != 0x4000) {
         *val = 0;
         return true;
     }
@@ -157,9 +153,9 @@ static bool msr_write(uint32_t msr, uint64_t val)
     uint64_t *base;
 
     switch (msr) {
-    case MSR_FS_BASE:        base = &vcpu0.fs_base; break;
-    case MSR_GS_BASE:        base = &vcpu0.gs_base_kernel; break;
-    case MSR_KERNEL_GS_BASE: base = &vcpu0.gs_base_user; break;
+    case MSR_FS_BASE:        base = &current->fs_base; break;
+    case MSR_GS_BASE:        base = &current->gs_base_kernel; break;
+    case MSR_KERNEL_GS_BASE: base = &current->gs_base_user; break;
     case MSR_EFER:
         /* Linux writes EFER back unchanged; Xen allows only that. */
         return val == PERCH_VCPU_EFER;
@@ -169,7 +165,7 @@ static bool msr_write(uint32_t msr, uint64_t val)
     if (!va_canonical(val))
         return false;
     *base = val;
-    vcpu_segments_dirty = true;
+    current->segments_dirty = true;
     return true;
 }
 
@@ -204,7 +200,7 @@ static bool iopl_ok(void)
 {
     unsigned cpl = (vm_assist_enabled & (1ull << VMASST_TYPE_architectural_iopl)) ? 0 : 1;
 
-    return cpl <= physdev_iopl;
+    return cpl <= current->iopl;
 }
 
 /* Or the guest's I/O bitmap (PHYSDEVOP_set_iobitmap) allows the ports:
@@ -213,11 +209,11 @@ static bool iopl_ok(void)
 static bool io_permitted(uint16_t port, unsigned size)
 {
     uint8_t bits[2] = { 0xff, 0xff };
-    uint64_t at = physdev_iobitmap + port / 8;
+    uint64_t at = current->iobitmap + port / 8;
 
     if (iopl_ok())
         return true;
-    if (port + size > physdev_iobitmap_ports || copy_from_guest(&bits[0], at, 1))
+    if (port + size > current->iobitmap_ports || copy_from_guest(&bits[0], at, 1))
         return false;
     if (copy_from_guest(&bits[1], at + 1, 1))
         bits[1] = 0xff;
@@ -269,7 +265,7 @@ static enum emul_result emulate_io(struct cpu_regs *regs, const struct fetched *
 
 static uint64_t read_cr0(void)
 {
-    return (PERCH_VCPU_CR0 & ~CR0_TS) | (guest_cr0_ts ? CR0_TS : 0);
+    return (PERCH_VCPU_CR0 & ~CR0_TS) | (current->cr0_ts ? CR0_TS : 0);
 }
 
 /* mov crN, reg / mov reg, crN: the modrm's reg field is N, r/m the GPR
@@ -283,11 +279,11 @@ static enum emul_result emulate_mov_cr(struct cpu_regs *regs, const struct fetch
     if (!to_cr && cr == 0)
         *reg = read_cr0();
     else if (!to_cr && cr == 4)
-        *reg = guest_cr4;
+        *reg = current->cr4;
     else if (to_cr && cr == 0 && !((*reg ^ PERCH_VCPU_CR0) & ~CR0_TS))
-        guest_cr0_ts = *reg & CR0_TS;    /* only TS may change, as in Xen */
+        current->cr0_ts = *reg & CR0_TS;    /* only TS may change, as in Xen */
     else if (to_cr && cr == 4)
-        guest_cr4 = (PERCH_VCPU_CR4 & CR4_VISIBLE) | (*reg & CR4_GUEST);
+        current->cr4 = (PERCH_VCPU_CR4 & CR4_VISIBLE) | (*reg & CR4_GUEST);
     else
         return EMUL_INJECT_GP;
     return step(regs, f);
@@ -311,7 +307,7 @@ static enum emul_result emulate_0f(struct cpu_regs *regs, const struct fetched *
     case 0x22:
         return emulate_mov_cr(regs, f, true);
     case 0x06:                          /* clts */
-        guest_cr0_ts = false;
+        current->cr0_ts = false;
         return step(regs, f);
     case 0x09:                          /* wbinvd: the VM's caches are KVM's */
         return step(regs, f);

@@ -21,7 +21,7 @@ enum emul_result {
     EMUL_INJECT_GP,   /* inject #GP with regs->error_code, rip unchanged
                        * (the error code is 0 whenever emulation was tried) */
     EMUL_INJECT_PF,   /* the instruction bytes are unreadable: inject #PF
-                       * with error code 0 and cr2 = emulate_fault_addr, as
+                       * with error code 0 and cr2 = current->emulated_fault_address, as
                        * Xen does; rip unchanged */
 };
 
@@ -33,24 +33,8 @@ enum emul_result {
  */
 enum emul_result emulate_privileged(struct cpu_regs *regs);
 
-/* Address of the first unreadable instruction byte (EMUL_INJECT_PF). */
-extern uint64_t emulate_fault_addr;
-
-/*
- * Set when a wrmsr changed vcpu0.fs_base, gs_base_kernel or gs_base_user;
- * the caller loads the bases into the hardware and clears the flag.
- */
-extern bool vcpu_segments_dirty;
-
-/*
- * The guest's view of CR0.TS: clts, mov-to-CR0 and fpu_taskswitch change
- * it, reading CR0 shows it. perch keeps the real TS clear
- * (host/callbacks.c), so this is only what the guest sees.
- */
-extern bool guest_cr0_ts;
-
-/* The guest's shadow CR4 (what mov-from-CR4 returns). */
-extern uint64_t guest_cr4;
+/* The emulator's state is the vCPU's (struct vcpu, host/vcpu.h):
+ * emulated_fault_address, segments_dirty, cr0_ts, cr4. */
 
 /* Put the emulator's state back to what a new vCPU has. */
 void emulate_reset(void);

@@ -101,7 +101,7 @@ static unsigned access_bytes(const struct insn *in)
 
 static uint64_t gs_base(void)
 {
-    return vcpu0.in_kernel ? vcpu0.gs_base_kernel : vcpu0.gs_base_user;
+    return current->in_kernel ? current->gs_base_kernel : current->gs_base_user;
 }
 
 /* A data access: the explicit operand and the implicit ones. */
@@ -113,11 +113,11 @@ static void consider_operands(struct candidates *c, const struct cpu_regs *regs,
     };
     uint64_t va;
 
-    if (insn_memory_address(in, regs, vcpu0.fs_base, gs_base(), &va))
+    if (insn_memory_address(in, regs, current->fs_base, gs_base(), &va))
         consider_access(c, va, access_bytes(in), error);
     for (unsigned i = 0; i < sizeof(implicit) / sizeof(implicit[0]); i++)
         if ((in->implicit & implicit[i]) &&
-            insn_implicit_address(in, regs, vcpu0.fs_base, gs_base(), implicit[i], &va))
+            insn_implicit_address(in, regs, current->fs_base, gs_base(), implicit[i], &va))
             consider_access(c, va, implicit[i] & (INSN_IMPLICIT_PUSH | INSN_IMPLICIT_POP)
                                        ? in->stack_bytes : in->operand_size, error);
 }
@@ -149,19 +149,20 @@ static uint64_t prove(const struct cpu_regs *regs, uint64_t error)
 
 uint64_t fault_address_cpl3(const struct cpu_regs *regs)
 {
-    static uint64_t last_rip, last_cr3, last_address = NO_ADDRESS;
+    struct vcpu *v = current;
     uint64_t address = NO_ADDRESS;
 
     if (!(optimizations_off & PERCH_OPT_FAULT_DECODE))
         address = prove(regs, regs->error_code);
-    if (address != NO_ADDRESS && !(regs->rip == last_rip && address == last_address &&
-                                   vcpu0.kernel_cr3 == last_cr3)) {
-        last_rip = regs->rip;
-        last_cr3 = vcpu0.kernel_cr3;
-        last_address = address;
+    if (address != NO_ADDRESS &&
+        !(regs->rip == v->proven_fault_rip && address == v->proven_fault_address &&
+          v->kernel_cr3 == v->proven_fault_cr3)) {
+        v->proven_fault_rip = regs->rip;
+        v->proven_fault_cr3 = v->kernel_cr3;
+        v->proven_fault_address = address;
         perch_shared.stats.pf_address_decoded++;
         return address;
     }
-    last_address = NO_ADDRESS;
+    v->proven_fault_address = NO_ADDRESS;
     return env_fault_address(FAULT_ADDRESS_CR2);
 }

@@ -40,7 +40,7 @@ static bool frame_in_memslot(uint64_t mfn)
 
 uint64_t guest_l1e_maddr(uint64_t va, uint64_t need)
 {
-    uint64_t table = vcpu0.kernel_cr3 & PTE_ADDR_MASK;
+    uint64_t table = current->kernel_cr3 & PTE_ADDR_MASK;
 
     if (!guest_va_ok(va))
         return GUEST_NO_ENTRY;

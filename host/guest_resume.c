@@ -10,7 +10,7 @@
 
 void guest_resume_needs_interrupts_on(void)
 {
-    vcpu0.interrupts_off = true;
+    current->interrupts_off = true;
 }
 
 /* The guest never runs with the real interrupt flag off: its virtual IF is
@@ -25,9 +25,9 @@ static void sanitise_flags(struct cpu_regs *regs)
  * masked, as Xen's upcall does: on every return to the guest. */
 static void deliver_upcall(struct cpu_regs *regs)
 {
-    if (!vcpu0.event_callback || !evtchn_upcall_due())
+    if (!current->event_callback || !evtchn_upcall_due())
         return;
-    if (bounce_to_guest(regs, vcpu0.event_callback, BOUNCE_DISABLE_EVENTS, 0))
+    if (bounce_to_guest(regs, current->event_callback, BOUNCE_DISABLE_EVENTS, 0))
         host_fatal("an event is due but the guest kernel's stack (rsp %lx) "
                    "cannot take the frame", regs->rsp);
 }
@@ -48,20 +48,20 @@ static _Noreturn void resume_loading(struct cpu_regs *regs, uint64_t cr3)
  */
 _Noreturn void guest_resume(struct cpu_regs *regs)
 {
-    bool restore_if = vcpu0.interrupts_off;
+    bool restore_if = current->interrupts_off;
 
-    vcpu0.interrupts_off = false;
+    current->interrupts_off = false;
     deliver_upcall(regs);
     sanitise_flags(regs);
     /* tour syscall.9: guest user in its own view is entered by CR3_RESUME: visit two */
-    if (!vcpu0.in_kernel && !vcpu0.isolation_off) {
-        vcpu0.loaded_cr3 = vcpu0.user_cr3;
-        resume_loading(regs, vcpu0.user_cr3);
+    if (!current->in_kernel && !current->isolation_off) {
+        current->loaded_cr3 = current->user_cr3;
+        resume_loading(regs, current->user_cr3);
     }
     /* tour multicall.6: however many flushes the batch asked for, one CR3 load */
-    if (vcpu0.kernel_cr3 != vcpu0.loaded_cr3 || (vcpu0.pending & PENDING_TLB_FLUSH)) {
-        vcpu0.loaded_cr3 = vcpu0.kernel_cr3;
-        resume_loading(regs, vcpu0.kernel_cr3);
+    if (current->kernel_cr3 != current->loaded_cr3 || (current->pending & PENDING_TLB_FLUSH)) {
+        current->loaded_cr3 = current->kernel_cr3;
+        resume_loading(regs, current->kernel_cr3);
     }
     if (restore_if || (optimizations_off & PERCH_OPT_NATIVE_RETURN)) {
         perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
@@ -73,7 +73,7 @@ _Noreturn void guest_resume(struct cpu_regs *regs)
 
 _Noreturn void host_resume_interrupted(struct cpu_regs *regs)
 {
-    vcpu0.interrupts_off = false;
+    current->interrupts_off = false;
     perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
     switcher_resume(regs);
 }

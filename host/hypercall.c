@@ -45,7 +45,7 @@ static void flush_now(void)
 {
     tlb_flushed();
     perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3]++;
-    env_flush_tlb(vcpu0.kernel_cr3);
+    env_flush_tlb(current->kernel_cr3);
 }
 
 long hypercall_dispatch(uint64_t nr, const uint64_t args[5])
@@ -61,7 +61,7 @@ long hypercall_dispatch(uint64_t nr, const uint64_t args[5])
     perch_shared.stats.hypercalls[nr]++;
     fn = hypercall_table[nr];
     rc = fn ? fn(args[0], args[1], args[2], args[3], args[4]) : -XEN_ENOSYS;
-    if ((optimizations_off & PERCH_OPT_LAZY_FLUSH) && (vcpu0.pending & PENDING_TLB_FLUSH))
+    if ((optimizations_off & PERCH_OPT_LAZY_FLUSH) && (current->pending & PENDING_TLB_FLUSH))
         flush_now();
     return rc;
 }
@@ -78,7 +78,7 @@ void host_hypercall(struct cpu_regs *regs)
     const uint64_t args[5] = { regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8 };
 
     /* tour syscall.11: without guest isolation a user `syscall` lands here: steps 1-4, 9, 10 vanish */
-    if (!vcpu0.in_kernel) {
+    if (!current->in_kernel) {
         perch_shared.stats.cpl3_user_syscalls++;
         user_syscall(regs);
     }
@@ -88,7 +88,7 @@ void host_hypercall(struct cpu_regs *regs)
         do_iret(regs);
     }
     regs->rax = hypercall_dispatch(regs->rax, args);
-    if (vcpu0.pending || evtchn_upcall_due() ||
+    if (current->pending || evtchn_upcall_due() ||
         (optimizations_off & PERCH_OPT_NATIVE_RETURN))
         guest_resume(regs);
 }

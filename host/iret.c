@@ -19,7 +19,7 @@ _Noreturn void do_iret(struct cpu_regs *regs)
         host_fatal("iret: the frame at rsp %lx cannot be read", regs->rsp);
     /* tour syscall.8: the frame Linux pushed decides: back to user mode, GS base swapped */
     to_user = (ctx.cs & 3) == 3;
-    if (to_user && !vcpu0.user_cr3)
+    if (to_user && !current->user_cr3)
         host_fatal("iret to user mode (rip %lx) without user page tables", ctx.rip);
     if (to_user) {
         guest_enter_user();

@@ -66,12 +66,12 @@ static void store_entry(uint64_t maddr, uint64_t val)
 
 static uint64_t kernel_base(void)
 {
-    return (vcpu0.kernel_cr3 & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT;
+    return (current->kernel_cr3 & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT;
 }
 
 static uint64_t user_base(void)
 {
-    return vcpu0.user_cr3 ? (vcpu0.user_cr3 & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT
+    return current->user_cr3 ? (current->user_cr3 & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT
                           : MM_NO_ENTRY;
 }
 
@@ -193,7 +193,7 @@ static long get_type(uint64_t mfn, unsigned type)
     /* A writable mapping may linger in the TLB: flush before the guest
      * runs again, as Xen does on a type change. */
     if (old == MM_TYPE_WRITABLE)
-        vcpu0.pending |= PENDING_TLB_FLUSH;
+        current->pending |= PENDING_TLB_FLUSH;
     return 0;
 }
 
@@ -336,6 +336,7 @@ int mm_table_level(uint64_t mfn)
  */
 long mm_write_entry(uint64_t maddr, uint64_t val, int level, bool preserve_ad)
 {
+    /* tour multicall.4: an mmu_update entry checked as Xen would, then stored through the alias */
     uint64_t old = mm_read_entry(maddr), new = val;
     long rc;
 
@@ -443,7 +444,7 @@ static long take_base(uint64_t mfn)
     return rc;
 }
 
-/* A frame has stopped being a base pointer (vcpu0 no longer names it). */
+/* A frame has stopped being a base pointer (the vCPU no longer names it). */
 static void drop_base(uint64_t mfn)
 {
     struct mm_frame_info *f = frame_info(mfn);
@@ -472,7 +473,7 @@ long mm_new_baseptr(uint64_t mfn)
     if (mfn != old)
         drop_base(old);
     hole_fill_l4(mfn * XEN_PAGE_SIZE, false);
-    vcpu0.pending |= PENDING_TLB_FLUSH;
+    current->pending |= PENDING_TLB_FLUSH;
     return 0;
 }
 
@@ -493,7 +494,7 @@ long mm_new_user_baseptr(uint64_t mfn)
             return rc;
         hole_fill_l4(mfn * XEN_PAGE_SIZE, true);
     }
-    vcpu0.user_cr3 = mfn * XEN_PAGE_SIZE;
+    current->user_cr3 = mfn * XEN_PAGE_SIZE;
     if (old != MM_NO_ENTRY)
         drop_base(old);
     return 0;

@@ -73,7 +73,7 @@ extern struct mm_frame_info *mm_frames;
 /* ---- Entry points ------------------------------------------------------------ */
 
 /*
- * Once, before the guest first runs, with vcpu0.kernel_cr3 set to the
+ * Once, before the guest first runs, with current->kernel_cr3 set to the
  * builder's L4 and mm_strict, mm_frames and mm_shared_info_mfn settled:
  * checks the builder's page tables, takes the builder's pin on the L4 (the
  * guest unpins it later) and, in strict mode, the base pointer's reference.

@@ -118,6 +118,7 @@ long do_mmu_update(uint64_t reqs, uint64_t count, uint64_t done_va,
     long rc = (uint32_t)foreigndom == DOMID_SELF || io_owner ? 0 : -XEN_ESRCH;
 
     (void)a5;
+    /* tour fault.6: the kernel's fix for the fault arrives here, one mmu_update per PTE */
     for (; !rc && i < n; i++) {
         struct mmu_update req;
 

@@ -32,6 +32,7 @@ long do_multicall(uint64_t entries, uint64_t count, uint64_t a3, uint64_t a4, ui
     /* Like Xen, check the whole array before running any of it. */
     if (!guest_handle_okay(entries, (uint64_t)n * sizeof(struct multicall_entry)))
         return -XEN_EFAULT;
+    /* tour multicall.3: each entry copied in, run through the same table, its result written back */
     for (uint32_t i = 0; i < n; i++) {
         uint64_t va = entries + (uint64_t)i * sizeof(struct multicall_entry);
         struct multicall_entry e;

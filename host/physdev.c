@@ -19,13 +19,11 @@
 #include "../abi/xen/physdev.h"
 #include "host.h"
 #include "physdev.h"
+#include "vcpu.h"
 
 #define IOBMP_BYTES   8192u       /* a bitmap for all 65536 ports */
 #define IOBMP_PORTS   65536u
 
-uint32_t physdev_iopl;
-uint64_t physdev_iobitmap;
-uint32_t physdev_iobitmap_ports;
 uint64_t physdev_pirq_eoi_mfn;    /* 0: none registered */
 
 static long set_iopl(uint64_t arg)
@@ -36,7 +34,7 @@ static long set_iopl(uint64_t arg)
         return -XEN_EFAULT;
     if (iopl > 3)
         return -XEN_EINVAL;
-    physdev_iopl = iopl;
+    current->iopl = iopl;
     return 0;
 }
 
@@ -50,8 +48,8 @@ static long set_iobitmap(uint64_t arg)
         return -XEN_EFAULT;
     if (!guest_handle_okay(b.bitmap, IOBMP_BYTES) || b.nr_ports > IOBMP_PORTS)
         return -XEN_EINVAL;
-    physdev_iobitmap = b.bitmap;
-    physdev_iobitmap_ports = b.nr_ports;
+    current->iobitmap = b.bitmap;
+    current->iobitmap_ports = b.nr_ports;
     return 0;
 }
 

@@ -4,11 +4,9 @@
 
 #include <stdint.h>
 
-/* The guest kernel's virtual I/O privilege level and I/O bitmap, as
- * PHYSDEVOP_set_iopl / set_iobitmap left them (host/emulate.c reads them). */
-extern uint32_t physdev_iopl;
-extern uint64_t physdev_iobitmap;        /* guest VA of the bitmap */
-extern uint32_t physdev_iobitmap_ports;  /* ports it covers */
+/* The guest kernel's virtual I/O privilege level and I/O bitmap are the
+ * vCPU's (struct vcpu: iopl, iobitmap, iobitmap_ports), as
+ * PHYSDEVOP_set_iopl / set_iobitmap leave them. */
 extern uint64_t physdev_pirq_eoi_mfn;    /* pirq_eoi_gmfn's frame, 0: none */
 
 #endif

@@ -262,7 +262,7 @@ int ptwr_emulate(struct cpu_regs *regs, uint64_t fault_va, uint64_t error_code)
     /* A write to a present page by the guest kernel (never guest user:
      * user code may not write page tables), with the assist enabled. */
     if (!(vm_assist_enabled & (1ull << VMASST_TYPE_writable_pagetables)) ||
-        !vcpu0.in_kernel ||
+        !current->in_kernel ||
         (error_code & (PF_PRESENT | PF_WRITE | PF_RESERVED | PF_FETCH)) !=
             (PF_PRESENT | PF_WRITE))
         return -1;

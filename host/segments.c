@@ -10,20 +10,20 @@ long do_set_segment_base(uint64_t which, uint64_t base, uint64_t a3, uint64_t a4
         return -XEN_EINVAL;
     switch (which) {
     case SEGBASE_FS:
-        vcpu0.fs_base = base;
+        current->fs_base = base;
         env_write_fs_base(base);
         return 0;
     case SEGBASE_GS_USER:
-        vcpu0.gs_base_user = base;
+        current->gs_base_user = base;
         return 0;
     case SEGBASE_GS_KERNEL:
-        vcpu0.gs_base_kernel = base;
-        if (vcpu0.in_kernel)
+        current->gs_base_kernel = base;
+        if (current->in_kernel)
             env_write_gs_base(base);
         return 0;
     case SEGBASE_GS_USER_SEL:
         /* A flat selector for user %gs: its base becomes 0. */
-        vcpu0.gs_base_user = 0;
+        current->gs_base_user = 0;
         return 0;
     default:
         return -XEN_EINVAL;

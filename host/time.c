@@ -6,24 +6,19 @@
 #include "time.h"
 
 #include "evtchn.h"
+#include "vcpu.h"
 
 #define NS_PER_MS  1000000ull
 #define NS_PER_SEC 1000000000ull
 
 uint32_t time_tsc_khz;
 
+/* The domain's clock; each vCPU's timers and runstate are in struct vcpu. */
 static struct {
     uint32_t khz;              /* 0 until time_init() */
     uint32_t mul;
     int8_t shift;
-    uint64_t guest_deadline;   /* 0: the guest's timer is not armed */
-    uint64_t wake_deadline;    /* 0: the Host waits for no time */
 } clock;
-
-static struct {
-    uint64_t guest_va;         /* 0: not registered */
-    struct vcpu_runstate_info info;
-} runstate;
 
 /* ---- Work the timer interrupt must not cut into -------------------------- */
 
@@ -110,9 +105,10 @@ void time_init(void)
     clock.khz = time_tsc_khz;
     time_scale(clock.khz, &clock.mul, &clock.shift);
     env_timer_cancel();
-    __builtin_memset(&runstate, 0, sizeof(runstate));
-    runstate.info.state = RUNSTATE_running;
-    runstate.info.state_entry_time = time_now_ns();
+    __builtin_memset(&current->timer, 0, sizeof(current->timer));
+    __builtin_memset(&current->runstate, 0, sizeof(current->runstate));
+    current->runstate.info.state = RUNSTATE_running;
+    current->runstate.info.state_entry_time = time_now_ns();
     time_update_guest();
 }
 
@@ -163,7 +159,7 @@ void time_set_wallclock(uint64_t unix_ns_at_boot)
 /* One device serves both deadlines: arm it for the earlier. */
 static void program_device(void)
 {
-    uint64_t g = clock.guest_deadline, w = clock.wake_deadline;
+    uint64_t g = current->timer.guest_deadline, w = current->timer.wake_deadline;
     uint64_t next = !g ? w : !w ? g : g < w ? g : w;
 
     if (next)
@@ -184,7 +180,7 @@ void time_set_guest_timer(uint64_t deadline_ns)
     bool past = deadline_ns <= time_now_ns();
 
     enter();
-    clock.guest_deadline = past ? 0 : deadline_ns;
+    current->timer.guest_deadline = past ? 0 : deadline_ns;
     program_device();
     if (past)
         fire_guest_timer();
@@ -194,20 +190,20 @@ void time_set_guest_timer(uint64_t deadline_ns)
 void time_stop_guest_timer(void)
 {
     enter();
-    clock.guest_deadline = 0;
+    current->timer.guest_deadline = 0;
     program_device();
     leave();
 }
 
 bool time_guest_timer_armed(void)
 {
-    return clock.guest_deadline != 0;
+    return current->timer.guest_deadline != 0;
 }
 
 void time_wake_at(uint64_t deadline_ns)
 {
     enter();
-    clock.wake_deadline = deadline_ns;
+    current->timer.wake_deadline = deadline_ns;
     program_device();
     leave();
 }
@@ -215,7 +211,7 @@ void time_wake_at(uint64_t deadline_ns)
 void time_wake_cancel(void)
 {
     enter();
-    clock.wake_deadline = 0;
+    current->timer.wake_deadline = 0;
     program_device();
     leave();
 }
@@ -233,11 +229,11 @@ void time_timer_fired(void)
     }
     enter();
     now = time_now_ns();
-    guest_due = clock.guest_deadline && now >= clock.guest_deadline;
-    if (clock.wake_deadline && now >= clock.wake_deadline)
-        clock.wake_deadline = 0;
+    guest_due = current->timer.guest_deadline && now >= current->timer.guest_deadline;
+    if (current->timer.wake_deadline && now >= current->timer.wake_deadline)
+        current->timer.wake_deadline = 0;
     if (guest_due)
-        clock.guest_deadline = 0;
+        current->timer.guest_deadline = 0;
     program_device();
     if (guest_due)
         fire_guest_timer();
@@ -251,15 +247,15 @@ void time_timer_fired(void)
  * is ignored, as in Xen: the guest unmapped its own area. */
 static void runstate_publish(void)
 {
-    if (runstate.guest_va)
-        (void)copy_to_guest(runstate.guest_va, &runstate.info, sizeof(runstate.info));
+    if (current->runstate.guest_va)
+        (void)copy_to_guest(current->runstate.guest_va, &current->runstate.info, sizeof(current->runstate.info));
 }
 
 void time_runstate_get(struct vcpu_runstate_info *out)
 {
     uint64_t now = time_now_ns();
 
-    *out = runstate.info;
+    *out = current->runstate.info;
     if (now > out->state_entry_time)
         out->time[out->state] += now - out->state_entry_time;
 }
@@ -267,7 +263,7 @@ void time_runstate_get(struct vcpu_runstate_info *out)
 void time_runstate_enter(int state)
 {
     uint64_t now = time_now_ns();
-    struct vcpu_runstate_info *info = &runstate.info;
+    struct vcpu_runstate_info *info = &current->runstate.info;
 
     if (now > info->state_entry_time)
         info->time[info->state] += now - info->state_entry_time;
@@ -278,8 +274,8 @@ void time_runstate_enter(int state)
 
 long time_runstate_register(uint64_t va)
 {
-    if (va && copy_to_guest(va, &runstate.info, sizeof(runstate.info)))
+    if (va && copy_to_guest(va, &current->runstate.info, sizeof(current->runstate.info)))
         return -XEN_EFAULT;
-    runstate.guest_va = va;
+    current->runstate.guest_va = va;
     return 0;
 }

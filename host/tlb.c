@@ -41,23 +41,23 @@ void tlb_note_change(uint64_t old, uint64_t new, int level)
     if (elision_on() && tlb_change_is_visible(old, new))
         return;
     if (level >= 2)
-        vcpu0.pending |= PENDING_TLB_FLUSH;
+        current->pending |= PENDING_TLB_FLUSH;
     else
-        vcpu0.tlb_stale = true;
+        current->tlb_stale = true;
 }
 
 void tlb_flush_requested(void)
 {
     /* tour multicall.5: a flush request only marks the batch, and only if something is stale */
-    if (elision_on() && !vcpu0.tlb_stale) {
+    if (elision_on() && !current->tlb_stale) {
         perch_shared.stats.tlb_flushes_elided++;
         return;
     }
-    vcpu0.pending |= PENDING_TLB_FLUSH;
+    current->pending |= PENDING_TLB_FLUSH;
 }
 
 void tlb_flushed(void)
 {
-    vcpu0.pending &= ~PENDING_TLB_FLUSH;
-    vcpu0.tlb_stale = false;
+    current->pending &= ~PENDING_TLB_FLUSH;
+    current->tlb_stale = false;
 }

@@ -72,8 +72,8 @@ static _Noreturn void no_handler(struct cpu_regs *regs, const char *mode)
 static _Noreturn void bounce_exception(struct cpu_regs *regs)
 {
     uint64_t v = regs->vector;
-    const struct trap_entry *t = &vcpu0.traps[v];
-    const char *mode = vcpu0.in_kernel ? "kernel" : "user";
+    const struct trap_entry *t = &current->traps[v];
+    const char *mode = current->in_kernel ? "kernel" : "user";
     unsigned flags = (t->disables_events ? BOUNCE_DISABLE_EVENTS : 0) |
                      (has_error_code(v) ? BOUNCE_ERROR_CODE : 0);
 
@@ -135,11 +135,11 @@ static _Noreturn void interrupted_host(struct cpu_regs *regs, uint64_t v)
 /* Apply the segment bases a wrmsr changed, in the mode the guest is in. */
 static void load_segment_bases(void)
 {
-    if (!vcpu_segments_dirty)
+    if (!current->segments_dirty)
         return;
-    vcpu_segments_dirty = false;
-    env_write_fs_base(vcpu0.fs_base);
-    env_write_gs_base(vcpu0.in_kernel ? vcpu0.gs_base_kernel : vcpu0.gs_base_user);
+    current->segments_dirty = false;
+    env_write_fs_base(current->fs_base);
+    env_write_gs_base(current->in_kernel ? current->gs_base_kernel : current->gs_base_user);
 }
 
 /* Turn regs into exception `vector` at the same rip, for the guest. */
@@ -170,7 +170,7 @@ static bool privileged_instruction(struct cpu_regs *regs)
         return false;
     case EMUL_INJECT_PF:
         become_exception(regs, 14, 0);
-        bounce_record_fault_address(emulate_fault_addr);
+        bounce_record_fault_address(current->emulated_fault_address);
         return false;
     }
     return false;
@@ -248,7 +248,7 @@ void host_trap(struct cpu_regs *regs)
     if (v >= 32 || v == 3)
         guest_resume_needs_interrupts_on();
     check_not_perch(regs);
-    guest_event(regs, !vcpu0.in_kernel, FAULT_ADDRESS_KERNEL_STUB);
+    guest_event(regs, !current->in_kernel, FAULT_ADDRESS_KERNEL_STUB);
 }
 
 /* Through a DPL3 gate, no ring 0: an exception of guest code in the kernel
@@ -258,7 +258,7 @@ void host_trap_cpl3(struct cpu_regs *regs)
     /* tour fault.9: guest_event as before; a #PF's address from its instruction (fault_address.c) */
     perch_shared.stats.cpl3_vectors[regs->vector & 255]++;
     check_not_perch(regs);
-    guest_event(regs, !vcpu0.in_kernel, FAULT_ADDRESS_CR2);
+    guest_event(regs, !current->in_kernel, FAULT_ADDRESS_CR2);
 }
 
 /*
@@ -276,7 +276,7 @@ void host_interrupt_cpl3(struct cpu_regs *regs)
                    regs->rip);
     if (in_perch_region(regs->rip))
         interrupted_host(regs, regs->vector);
-    guest_event(regs, !vcpu0.in_kernel, FAULT_ADDRESS_CR2);
+    guest_event(regs, !current->in_kernel, FAULT_ADDRESS_CR2);
 }
 
 /* A guest-user `syscall`: to the kernel's syscall callback, with the frame
@@ -287,8 +287,8 @@ _Noreturn void user_syscall(struct cpu_regs *regs)
     /* tour syscall.5: Xen's frame on the kernel stack, the kernel's syscall callback next */
     regs->rip = regs->rcx;
     regs->rflags = regs->r11;
-    if (bounce_to_guest(regs, vcpu0.syscall_callback,
-                        vcpu0.syscall_disables_events ? BOUNCE_DISABLE_EVENTS : 0, 0))
+    if (bounce_to_guest(regs, current->syscall_callback,
+                        current->syscall_disables_events ? BOUNCE_DISABLE_EVENTS : 0, 0))
         host_fatal("guest user made a system call at rip %lx, but the kernel "
                    "has no syscall callback or a usable stack", regs->rip);
     regs->rflags &= ~(1ull << 10);

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../abi/xen/vcpu.h"
+
 /* Privileged work the Host queues for the next ring-0 visit, which happens
  * anyway or is forced before returning to the guest (seed 002's lazy flush:
  * never one visit per item). */
@@ -42,13 +44,44 @@ struct vcpu {
     uint64_t kernel_ss;
 
     /* Segment bases (set_segment_base); the Host swaps the GS bases on
-     * every switch between guest kernel and guest user. */
+     * every switch between guest kernel and guest user. segments_dirty:
+     * a wrmsr changed one; the trap path loads them into the hardware. */
     uint64_t fs_base;
     uint64_t gs_base_kernel;
     uint64_t gs_base_user;
+    bool segments_dirty;
+
+    /* The emulated processor (host/emulate.c): the guest's view of CR0.TS
+     * (clts, mov-to-CR0 and fpu_taskswitch change it; the real TS stays
+     * clear), its shadow CR4, and the first unreadable instruction byte of
+     * an EMUL_INJECT_PF. */
+    bool cr0_ts;
+    uint64_t cr4;
+    uint64_t emulated_fault_address;
+
+    /* The virtual I/O privilege level and I/O bitmap (physdev_op). */
+    uint32_t iopl;
+    uint64_t iobitmap;          /* guest VA of the bitmap */
+    uint32_t iobitmap_ports;    /* ports it covers */
+
+    /* Time (host/time.c): the guest's single-shot timer and the Host's own
+     * wake-up (0: not armed), and the runstate area the guest registered. */
+    struct {
+        uint64_t guest_deadline;
+        uint64_t wake_deadline;
+    } timer;
+    struct {
+        uint64_t guest_va;      /* 0: not registered */
+        struct vcpu_runstate_info info;
+    } runstate;
+
+    /* The last #PF address proven at CPL3, with where it was taken: the
+     * same proof twice in a row is read from CR2 (host/fault_address.c). */
+    uint64_t proven_fault_rip, proven_fault_cr3, proven_fault_address;
 };
 
-extern struct vcpu vcpu0;
+/* The vCPU the Host is serving now (host/guest_mode.c). */
+extern struct vcpu *const current;
 
 /* PERCH_OPT_* switched off for this run (perch_shared.boot, at start). */
 extern uint32_t optimizations_off;

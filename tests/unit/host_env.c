@@ -66,8 +66,8 @@ void host_env_reset(uint64_t frames)
     host_env_frames = frames;
     next_table_frame = frames;
     memset(&perch_shared, 0, sizeof(perch_shared));
-    memset(&vcpu0, 0, sizeof(vcpu0));
-    vcpu0.in_kernel = true;
+    memset(current, 0, sizeof(*current));
+    current->in_kernel = true;
     perch_shared.boot.machine_frames = frames;
 
     memset(host_env_log, 0, sizeof(host_env_log));
@@ -122,9 +122,9 @@ uint64_t host_env_map(uint64_t va, uint64_t mfn, uint64_t flags)
 {
     uint64_t table;
 
-    if (!(vcpu0.kernel_cr3 & PTE_ADDR_MASK))
-        vcpu0.kernel_cr3 = perch_shared.boot.kernel_cr3 = host_env_alloc_frame() << 12;
-    table = vcpu0.kernel_cr3 & PTE_ADDR_MASK;
+    if (!(current->kernel_cr3 & PTE_ADDR_MASK))
+        current->kernel_cr3 = perch_shared.boot.kernel_cr3 = host_env_alloc_frame() << 12;
+    table = current->kernel_cr3 & PTE_ADDR_MASK;
     for (int level = 3; level > 0; level--) {
         uint64_t *entry = (uint64_t *)host_env_frame(table >> 12) + va_index(va, level);
 
@@ -144,7 +144,7 @@ void host_env_map_range(uint64_t va, uint64_t mfn, uint64_t pages, uint64_t flag
 
 uint64_t *host_env_pte(uint64_t va, int level)
 {
-    uint64_t table = vcpu0.kernel_cr3 & PTE_ADDR_MASK;
+    uint64_t table = current->kernel_cr3 & PTE_ADDR_MASK;
 
     for (int l = 3;; l--) {
         uint64_t *entry;

@@ -46,10 +46,10 @@ static void setup(void)
     host_env_map(CODE_VA, CODE_MFN, HOST_ENV_RO);
     emulate_reset();
     vm_assist_enabled = 0;
-    physdev_iopl = 1;                   /* what Linux sets at boot */
-    physdev_iobitmap = 0;
-    physdev_iobitmap_ports = 0;
-    vcpu0.traps[13].address = 0xffffffff81800000ull;   /* a #GP handler */
+    current->iopl = 1;                   /* what Linux sets at boot */
+    current->iobitmap = 0;
+    current->iobitmap_ports = 0;
+    current->traps[13].address = 0xffffffff81800000ull;   /* a #GP handler */
     for (size_t i = 0; i < sizeof(regs) / 8; i++)
         ((uint64_t *)&regs)[i] = 0x5a5a5a5a00000000ull + i;
     regs.rflags = 0x10202;              /* IF, RF */
@@ -169,21 +169,21 @@ static void unreadable_bytes_are_a_page_fault(void)
     setup();
     regs.rip = 0xffffffff82000000ull;          /* unmapped */
     CHECK(run(6) == EMUL_INJECT_PF && untouched());
-    CHECK(emulate_fault_addr == 0xffffffff82000000ull);
+    CHECK(current->emulated_fault_address == 0xffffffff82000000ull);
     CHECK(run(13) == EMUL_INJECT_PF && untouched());
-    CHECK(emulate_fault_addr == 0xffffffff82000000ull);
+    CHECK(current->emulated_fault_address == 0xffffffff82000000ull);
     /* The signature fits the page, the cpuid after it does not. */
     CODE(4096 - 5, "\x0f\x0bxen");
     CHECK(run(6) == EMUL_INJECT_PF && untouched());
-    CHECK(emulate_fault_addr == CODE_VA + 4096);
+    CHECK(current->emulated_fault_address == CODE_VA + 4096);
     /* Part of the signature on the next page. */
     CODE(4096 - 3, "\x0f\x0bx");
     CHECK(run(6) == EMUL_INJECT_PF);
-    CHECK(emulate_fault_addr == CODE_VA + 4096);
+    CHECK(current->emulated_fault_address == CODE_VA + 4096);
     /* in al, imm8 whose port byte is on the unmapped page. */
     CODE(4096 - 1, "\xe4");
     CHECK(run(13) == EMUL_INJECT_PF && untouched());
-    CHECK(emulate_fault_addr == CODE_VA + 4096);
+    CHECK(current->emulated_fault_address == CODE_VA + 4096);
 }
 
 /* An instruction that ends where the mapping ends is fine. */
@@ -242,34 +242,34 @@ static enum emul_result wrmsr(uint32_t msr, uint64_t val)
 static void segment_base_msrs(void)
 {
     setup();
-    vcpu0.fs_base = 0x1000;
-    vcpu0.gs_base_kernel = 0xffff888000002000ull;
-    vcpu0.gs_base_user = 0x3000;
+    current->fs_base = 0x1000;
+    current->gs_base_kernel = 0xffff888000002000ull;
+    current->gs_base_user = 0x3000;
     CHECK(rdmsr(0xc0000100) == 0x1000);
     CHECK(rdmsr(0xc0000101) == 0xffff888000002000ull);
     CHECK(rdmsr(0xc0000102) == 0x3000);
-    CHECK(!vcpu_segments_dirty);
+    CHECK(!current->segments_dirty);
 
     CHECK(wrmsr(0xc0000100, 0x7f0000001000ull) == EMUL_DONE);
     CHECK(regs.rip == CODE_VA + 2);
-    CHECK(vcpu0.fs_base == 0x7f0000001000ull && vcpu_segments_dirty);
-    vcpu_segments_dirty = false;
+    CHECK(current->fs_base == 0x7f0000001000ull && current->segments_dirty);
+    current->segments_dirty = false;
     CHECK(wrmsr(0xc0000101, 0xffff888000abc000ull) == EMUL_DONE);
-    CHECK(vcpu0.gs_base_kernel == 0xffff888000abc000ull && vcpu_segments_dirty);
-    vcpu_segments_dirty = false;
+    CHECK(current->gs_base_kernel == 0xffff888000abc000ull && current->segments_dirty);
+    current->segments_dirty = false;
     CHECK(wrmsr(0xc0000102, 0x5000) == EMUL_DONE);
-    CHECK(vcpu0.gs_base_user == 0x5000 && vcpu_segments_dirty);
-    CHECK(vcpu0.fs_base == 0x7f0000001000ull);
+    CHECK(current->gs_base_user == 0x5000 && current->segments_dirty);
+    CHECK(current->fs_base == 0x7f0000001000ull);
     CHECK(rdmsr(0xc0000101) == 0xffff888000abc000ull);
 }
 
 static void non_canonical_base_is_gp(void)
 {
     setup();
-    vcpu0.fs_base = 0x1000;
+    current->fs_base = 0x1000;
     CHECK(wrmsr(0xc0000100, 0x0000800000000000ull) == EMUL_INJECT_GP);
     CHECK(untouched());
-    CHECK(vcpu0.fs_base == 0x1000 && !vcpu_segments_dirty);
+    CHECK(current->fs_base == 0x1000 && !current->segments_dirty);
     CHECK(wrmsr(0xc0000101, 0x8000000000000000ull) == EMUL_INJECT_GP);
 }
 
@@ -301,7 +301,7 @@ static void other_msrs_are_gp(void)
 static void unknown_msr_reads_zero_without_a_gp_handler(void)
 {
     setup();
-    vcpu0.traps[13].address = 0;
+    current->traps[13].address = 0;
     CHECK(rdmsr(0x1a0) == 0);
     CODE(0, "\x0f\x32");
     regs.rcx = 0x40000000;                     /* Xen's own range: still #GP */
@@ -365,7 +365,7 @@ static void out_of_each_size_is_dropped(void)
 static void io_needs_iopl(void)
 {
     setup();
-    physdev_iopl = 0;
+    current->iopl = 0;
     CODE(0, "\xec");
     CHECK(run(13) == EMUL_INJECT_GP && untouched());
     CODE(0, "\xe6\x80");
@@ -380,13 +380,13 @@ static void io_bitmap_permits_ports(void)
     uint8_t *bitmap;
 
     setup();
-    physdev_iopl = 0;
+    current->iopl = 0;
     host_env_map(BITMAP_VA, BITMAP_MFN, HOST_ENV_RW);
     bitmap = host_env_frame(BITMAP_MFN);
     memset(bitmap, 0xff, 4096);
     bitmap[0x80 / 8] = 0xfe;                   /* port 0x80 allowed */
-    physdev_iobitmap = BITMAP_VA;
-    physdev_iobitmap_ports = 0x400;
+    current->iobitmap = BITMAP_VA;
+    current->iobitmap_ports = 0x400;
     CODE(0, "\xe6\x80");                       /* out 0x80, al */
     CHECK(run(13) == EMUL_DONE);
     CODE(0, "\xe7\x80");                       /* out 0x80, eax: 0x81-0x83 too */
@@ -394,7 +394,7 @@ static void io_bitmap_permits_ports(void)
     bitmap[0x80 / 8] = 0xf0;
     CHECK(run(13) == EMUL_DONE);
     CODE(0, "\xe4\x81");
-    physdev_iobitmap_ports = 0x81;             /* beyond the bitmap's ports */
+    current->iobitmap_ports = 0x81;             /* beyond the bitmap's ports */
     CHECK(run(13) == EMUL_INJECT_GP);
 }
 
@@ -416,7 +416,7 @@ static void cr0_reads(void)
     CHECK(run(13) == EMUL_DONE);
     CHECK(regs.rax == 0x80050033 && regs.rip == CODE_VA + 3);
     CODE(0, "\x41\x0f\x20\xc3");               /* mov r11, cr0 */
-    guest_cr0_ts = true;
+    current->cr0_ts = true;
     CHECK(run(13) == EMUL_DONE);
     CHECK(regs.r11 == 0x8005003b && regs.rip == CODE_VA + 4);
     CHECK(ONLY_CHANGED(OFF(r11), OFF(rip), OFF(rflags)));
@@ -425,16 +425,16 @@ static void cr0_reads(void)
 static void clts_and_cr0_writes(void)
 {
     setup();
-    guest_cr0_ts = true;
+    current->cr0_ts = true;
     CODE(0, "\x0f\x06");                       /* clts */
     CHECK(run(13) == EMUL_DONE && regs.rip == CODE_VA + 2);
-    CHECK(!guest_cr0_ts);
+    CHECK(!current->cr0_ts);
     CODE(0, "\x0f\x22\xc1");                   /* mov cr0, rcx */
     regs.rcx = 0x8005003b;
-    CHECK(run(13) == EMUL_DONE && guest_cr0_ts);
+    CHECK(run(13) == EMUL_DONE && current->cr0_ts);
     regs.rip = CODE_VA;
     regs.rcx = 0x80050033;
-    CHECK(run(13) == EMUL_DONE && !guest_cr0_ts);
+    CHECK(run(13) == EMUL_DONE && !current->cr0_ts);
     regs.rip = CODE_VA;
     regs.rcx = 0x80040033;                     /* clears WP: refused */
     CHECK(run(13) == EMUL_INJECT_GP && untouched());
@@ -451,11 +451,11 @@ static void cr4_shadow(void)
     regs.rdi = 0x620 | (1 << 7) | (1 << 4) | (1 << 8) | (1 << 2) | (1 << 18) |
                (1 << 16) | (1 << 20) | (1 << 3);
     CHECK(run(13) == EMUL_DONE && regs.rip == CODE_VA + 3);
-    CHECK(guest_cr4 == (0x620 | (1 << 3)));
+    CHECK(current->cr4 == (0x620 | (1 << 3)));
     regs.rdi = 0;                              /* visible bits stay */
     regs.rip = CODE_VA;
     CHECK(run(13) == EMUL_DONE);
-    CHECK(guest_cr4 == 0x620);
+    CHECK(current->cr4 == 0x620);
 }
 
 static void other_control_registers_are_gp(void)
@@ -483,7 +483,7 @@ static void wbinvd_cli_sti(void)
     CHECK(run(13) == EMUL_DONE && regs.rip == CODE_VA + 1);
     CODE(0, "\xfb");
     CHECK(run(13) == EMUL_DONE && regs.rip == CODE_VA + 1);
-    physdev_iopl = 0;
+    current->iopl = 0;
     CHECK(run(13) == EMUL_INJECT_GP && untouched());
 }
 
@@ -510,11 +510,11 @@ static void unknown_instructions_are_gp(void)
 static void reset_restores_boot_state(void)
 {
     setup();
-    guest_cr0_ts = true;
-    guest_cr4 = 0;
-    vcpu_segments_dirty = true;
+    current->cr0_ts = true;
+    current->cr4 = 0;
+    current->segments_dirty = true;
     emulate_reset();
-    CHECK(!guest_cr0_ts && guest_cr4 == 0x620 && !vcpu_segments_dirty);
+    CHECK(!current->cr0_ts && current->cr4 == 0x620 && !current->segments_dirty);
 }
 
 int main(void)

@@ -33,9 +33,9 @@ static void setup(void)
     host_env_map(CODE_VA, 1, HOST_ENV_RO);
     host_env_map(DATA_VA, 2, HOST_ENV_RW);
     host_env_map(RO_VA, 3, HOST_ENV_RO);
-    memset(&vcpu0, 0, sizeof(vcpu0));
-    vcpu0.in_kernel = true;
-    vcpu0.kernel_cr3 = perch_shared.boot.kernel_cr3;
+    memset(current, 0, sizeof(*current));
+    current->in_kernel = true;
+    current->kernel_cr3 = perch_shared.boot.kernel_cr3;
     optimizations_off = 0;
     host_env_fault_address[FAULT_ADDRESS_CR2] = CR2_VALUE;
     memset(&regs, 0, sizeof(regs));

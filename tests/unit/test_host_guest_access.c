@@ -159,7 +159,7 @@ static void ignored_bits(void)
     fill_frames(MFN, 1);
     host_env_map(VA, MFN, PTE_P | PTE_US | PTE_NX | (0x7ffull << 52) | (7ull << 9) |
                               PTE_G | PTE_PWT | PTE_PCD);
-    vcpu0.kernel_cr3 |= 0x18;   /* PWT | PCD */
+    current->kernel_cr3 |= 0x18;   /* PWT | PCD */
     CHECK(copy_from_guest(&b, VA + 77, 1) == 0);
     CHECK(b == pattern(77));
 }
@@ -172,7 +172,7 @@ static void last_machine_frame_is_usable(void)
 
     host_env_reset(FRAMES);
     host_env_map(VA, FRAMES - 1, HOST_ENV_RO);
-    CHECK(vcpu0.kernel_cr3 == (uint64_t)(FRAMES - 1) << 12);
+    CHECK(current->kernel_cr3 == (uint64_t)(FRAMES - 1) << 12);
     CHECK(copy_from_guest(&e, VA + 511 * 8, 8) == 0);   /* VA's L4 slot */
     CHECK(e == *host_env_pte(VA, 3));
     CHECK(e & PTE_P);
@@ -339,9 +339,9 @@ static void entries_outside_machine_memory_refused(void)
     }
     /* kernel_cr3 itself outside. */
     setup(1, HOST_ENV_RW);
-    vcpu0.kernel_cr3 = (uint64_t)FRAMES << 12;
+    current->kernel_cr3 = (uint64_t)FRAMES << 12;
     CHECK(copy_from_guest(&b, VA, 1) == EFAULT);
-    vcpu0.kernel_cr3 = ~0ull;
+    current->kernel_cr3 = ~0ull;
     CHECK(copy_from_guest(&b, VA, 1) == EFAULT);
 }
 

@@ -39,11 +39,11 @@ static void setup(bool isolation_off)
 {
     host_env_reset(FRAMES);
     host_env_map(KERNEL_STACK - 4096, 2, HOST_ENV_RW);
-    memset(&vcpu0, 0, sizeof(vcpu0));
+    memset(current, 0, sizeof(*current));
     guest_mode_start(perch_shared.boot.kernel_cr3, isolation_off);
-    vcpu0.user_cr3 = USER_CR3;
-    vcpu0.kernel_sp = KERNEL_STACK;
-    vcpu0.syscall_callback = CALLBACK;
+    current->user_cr3 = USER_CR3;
+    current->kernel_sp = KERNEL_STACK;
+    current->syscall_callback = CALLBACK;
     optimizations_off = 0;
 }
 
@@ -73,18 +73,18 @@ static void interrupts_off_come_back_on_through_resume(void)
 static void a_pending_flush_loads_the_kernel_cr3(void)
 {
     setup(false);
-    vcpu0.pending = PENDING_TLB_FLUSH;
-    vcpu0.tlb_stale = true;
+    current->pending = PENDING_TLB_FLUSH;
+    current->tlb_stale = true;
     CHECK(resume(frame_at(KERNEL_RIP, KERNEL_STACK, 0)) == HOST_ENV_EXIT_RESUME_CR3);
-    CHECK(host_env_exit_cr3 == vcpu0.kernel_cr3);
-    CHECK(vcpu0.pending == 0 && !vcpu0.tlb_stale);
+    CHECK(host_env_exit_cr3 == current->kernel_cr3);
+    CHECK(current->pending == 0 && !current->tlb_stale);
     CHECK(perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3] == 1);
 }
 
 static void a_new_kernel_base_is_loaded_once(void)
 {
     setup(false);
-    vcpu0.kernel_cr3 = 21ull << 12;
+    current->kernel_cr3 = 21ull << 12;
     CHECK(resume(frame_at(KERNEL_RIP, KERNEL_STACK, 0)) == HOST_ENV_EXIT_RESUME_CR3);
     CHECK(host_env_exit_cr3 == 21ull << 12);
     CHECK(resume(frame_at(KERNEL_RIP, KERNEL_STACK, 0)) == HOST_ENV_EXIT_RETURN_NATIVE);
@@ -104,9 +104,9 @@ static void without_isolation_user_returns_natively(void)
     guest_enter_user();
     CHECK(resume(frame_at(USER_RIP, USER_RSP, 0)) == HOST_ENV_EXIT_RETURN_NATIVE);
     CHECK(perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3] == 0);
-    vcpu0.pending = PENDING_TLB_FLUSH;
+    current->pending = PENDING_TLB_FLUSH;
     CHECK(resume(frame_at(USER_RIP, USER_RSP, 0)) == HOST_ENV_EXIT_RESUME_CR3);
-    CHECK(host_env_exit_cr3 == vcpu0.kernel_cr3);   /* never the user L4 */
+    CHECK(host_env_exit_cr3 == current->kernel_cr3);   /* never the user L4 */
 }
 
 /* Without isolation a guest-user `syscall` lands in host_hypercall: it is
@@ -126,7 +126,7 @@ static void without_isolation_a_user_syscall_bounces_with_no_visit(void)
     CHECK(HOST_ENV_EXPECT_STOP(host_hypercall(&r)));
     CHECK(host_env_exit_kind == HOST_ENV_EXIT_RETURN_NATIVE);
     CHECK(host_env_exit_regs.rip == CALLBACK && host_env_exit_regs.rax == 39);
-    CHECK(vcpu0.in_kernel);
+    CHECK(current->in_kernel);
     CHECK(copy_from_guest(frame, host_env_exit_regs.rsp, sizeof(frame)) == 0);
     CHECK(frame[0] == USER_RIP + 2 && frame[1] == 0x246);   /* rcx, r11 */
     CHECK(perch_shared.stats.cpl3_user_syscalls == 1);

@@ -74,7 +74,7 @@ static unsigned index_of(uint64_t va, int level)
 
 static uint64_t kernel_l4(void)
 {
-    return vcpu0.kernel_cr3 >> 12;
+    return current->kernel_cr3 >> 12;
 }
 
 /* A fresh machine: BUF_VA and DATA_VA mapped, the hooks set, mm_boot(). */
@@ -147,7 +147,7 @@ static void l1_entry_gets_user(void)
     CHECK(mmu1(maddr(l1, 5), (DATA_MFN << 12) | PTE_P | PTE_RW) == 0);
     CHECK(*entry(l1, 5) == ((DATA_MFN << 12) | PTE_P | PTE_RW | PTE_US));
     CHECK(perch_shared.stats.pt_updates == 1);
-    CHECK(vcpu0.pending == 0);          /* an L1 change: the guest flushes */
+    CHECK(current->pending == 0);          /* an L1 change: the guest flushes */
 }
 
 static void upper_entries_get_user_and_l4_accessed(void)
@@ -378,14 +378,14 @@ static void upper_level_changes_flush(void)
 
     CHECK(setup(false) == 0);
     CHECK(mmu1(maddr(l2, 7), (FREE_MFN << 12) | KPT) == 0);
-    CHECK(vcpu0.pending == 0);            /* was not present: nothing cached */
+    CHECK(current->pending == 0);            /* was not present: nothing cached */
     CHECK(mmu1(maddr(l2, i), *entry(l2, i)) == 0);
-    CHECK(vcpu0.pending == 0);            /* unchanged */
+    CHECK(current->pending == 0);            /* unchanged */
     CHECK(mmu1(maddr(l2, 7), 0) == 0);
-    CHECK(vcpu0.pending == PENDING_TLB_FLUSH);
-    vcpu0.pending = 0;
+    CHECK(current->pending == PENDING_TLB_FLUSH);
+    current->pending = 0;
     CHECK(mmu1(maddr(l1, index_of(BUF_VA, 1)), 0) == 0);
-    CHECK(vcpu0.pending == 0);            /* L1: the guest's own flush */
+    CHECK(current->pending == 0);            /* L1: the guest's own flush */
 }
 
 /* ---- mmuext_op -------------------------------------------------------------------- */
@@ -397,25 +397,25 @@ static void flush_requests_for_this_vcpu_queue_one_tlb_flush(void)
     uint64_t *mask;
 
     CHECK(setup(false) == 0);
-    vcpu0.tlb_stale = true;    /* something to flush (test_host_tlb.c: when not) */
+    current->tlb_stale = true;    /* something to flush (test_host_tlb.c: when not) */
     for (unsigned i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-        vcpu0.pending = 0;
+        current->pending = 0;
         CHECK(ext1(cmds[i], DATA_VA, 0) == 0);
-        CHECK(vcpu0.pending == PENDING_TLB_FLUSH);
+        CHECK(current->pending == PENDING_TLB_FLUSH);
     }
     mask = frame(BUF_MFN) + 256;
     *mask = 1;
-    vcpu0.pending = 0;
+    current->pending = 0;
     CHECK(ext1(MMUEXT_TLB_FLUSH_MULTI, 0, BUF_VA + 2048) == 0);
-    CHECK(vcpu0.pending == PENDING_TLB_FLUSH);
+    CHECK(current->pending == PENDING_TLB_FLUSH);
     *mask = 2;                             /* not this vCPU */
-    vcpu0.pending = 0;
+    current->pending = 0;
     CHECK(ext1(MMUEXT_INVLPG_MULTI, DATA_VA, BUF_VA + 2048) == 0);
-    CHECK(vcpu0.pending == 0);
+    CHECK(current->pending == 0);
     CHECK(ext1(MMUEXT_INVLPG_MULTI, DATA_VA, UNMAPPED_VA) == EINVAL);
     CHECK(ext1(MMUEXT_FLUSH_CACHE, 0, 0) == 0);
     CHECK(ext1(MMUEXT_FLUSH_CACHE_GLOBAL, 0, 0) == 0);
-    CHECK(vcpu0.pending == 0);
+    CHECK(current->pending == 0);
 }
 
 static void new_baseptr(void)
@@ -427,9 +427,9 @@ static void new_baseptr(void)
     copy_kernel_l4(FREE_MFN);
     entry(FREE_MFN, 5)[0] = ((FREE_MFN + 1) << 12) | KPT;   /* a new, unchecked slot */
     CHECK(ext1(MMUEXT_NEW_BASEPTR, FREE_MFN, 0) == 0);
-    CHECK(vcpu0.kernel_cr3 == FREE_MFN << 12);
+    CHECK(current->kernel_cr3 == FREE_MFN << 12);
     CHECK(host_env_kernel_cr3_slot == FREE_MFN << 12);   /* guest_set_kernel_cr3 */
-    CHECK(vcpu0.pending == PENDING_TLB_FLUSH);
+    CHECK(current->pending == PENDING_TLB_FLUSH);
     CHECK(kernel_view(FREE_MFN));
     CHECK(*entry(FREE_MFN, 5) == (((FREE_MFN + 1) << 12) | KPT | PTE_US));
     CHECK(frame_table[FREE_MFN].type == MM_TYPE_L4);
@@ -439,7 +439,7 @@ static void new_baseptr(void)
     CHECK(frame_table[FREE_MFN].type == MM_TYPE_NONE);
     CHECK(ext1(MMUEXT_NEW_BASEPTR, PRIVATE, 0) == EINVAL);
     CHECK(ext1(MMUEXT_NEW_BASEPTR, FRAMES, 0) == EINVAL);
-    CHECK(vcpu0.kernel_cr3 == boot_l4 << 12);
+    CHECK(current->kernel_cr3 == boot_l4 << 12);
 }
 
 static void new_baseptr_refuses_a_bad_l4(void)
@@ -448,9 +448,9 @@ static void new_baseptr_refuses_a_bad_l4(void)
     copy_kernel_l4(FREE_MFN);
     *entry(FREE_MFN, 257) = *entry(FREE_MFN, 258) = 0;
     *entry(FREE_MFN, 5) = (PRIVATE << 12) | KPT;
-    vcpu0.pending = 0;
+    current->pending = 0;
     CHECK(ext1(MMUEXT_NEW_BASEPTR, FREE_MFN, 0) == EINVAL);
-    CHECK(vcpu0.kernel_cr3 != FREE_MFN << 12 && vcpu0.pending == 0);
+    CHECK(current->kernel_cr3 != FREE_MFN << 12 && current->pending == 0);
     CHECK(no_view(FREE_MFN));
 }
 
@@ -458,12 +458,12 @@ static void new_user_baseptr(void)
 {
     CHECK(setup(false) == 0);
     *entry(FREE_MFN, 0) = ((FREE_MFN + 1) << 12) | KPT;
-    vcpu0.pending = 0;
+    current->pending = 0;
     CHECK(ext1(MMUEXT_NEW_USER_BASEPTR, FREE_MFN, 0) == 0);
-    CHECK(vcpu0.user_cr3 == FREE_MFN << 12);
+    CHECK(current->user_cr3 == FREE_MFN << 12);
     CHECK(user_view(FREE_MFN));
     CHECK(*entry(FREE_MFN, 0) == (((FREE_MFN + 1) << 12) | KPT | PTE_US));
-    CHECK(vcpu0.pending == 0);    /* loaded on the next switch to user */
+    CHECK(current->pending == 0);    /* loaded on the next switch to user */
     /* The same again: nothing to do. */
     *entry(FREE_MFN, 257) = 0;
     CHECK(ext1(MMUEXT_NEW_USER_BASEPTR, FREE_MFN, 0) == 0 && no_view(FREE_MFN));
@@ -472,7 +472,7 @@ static void new_user_baseptr(void)
     CHECK(ext1(MMUEXT_NEW_BASEPTR, FREE_MFN, 0) == EINVAL);
     CHECK(ext1(MMUEXT_NEW_USER_BASEPTR, PRIVATE, 0) == EINVAL);
     CHECK(ext1(MMUEXT_NEW_USER_BASEPTR, 0, 0) == 0);
-    CHECK(vcpu0.user_cr3 == 0);
+    CHECK(current->user_cr3 == 0);
     CHECK(frame_table[FREE_MFN].type == MM_TYPE_NONE);
 }
 
@@ -654,15 +654,15 @@ static void update_va_mapping_mapped(void)
     CHECK(do_update_va_mapping(DATA_VA + 4096, (DATA_MFN << 12) | PTE_P | PTE_A,
                                UVMF_NONE, 0, 0) == 0);
     CHECK(*pte == ((DATA_MFN << 12) | PTE_P | PTE_A | PTE_US));
-    CHECK(vcpu0.pending == 0 && perch_shared.stats.pt_updates == 1);
+    CHECK(current->pending == 0 && perch_shared.stats.pt_updates == 1);
     CHECK(do_update_va_mapping(DATA_VA + 4096, 0, UVMF_INVLPG, 0, 0) == 0);
-    CHECK(*pte == 0 && vcpu0.pending == PENDING_TLB_FLUSH);
-    vcpu0.pending = 0;
+    CHECK(*pte == 0 && current->pending == PENDING_TLB_FLUSH);
+    current->pending = 0;
     CHECK(do_update_va_mapping(DATA_VA + 4096, 0, UVMF_TLB_FLUSH | UVMF_ALL, 0, 0) == 0);
-    CHECK(vcpu0.pending == PENDING_TLB_FLUSH);
-    vcpu0.pending = 0;
+    CHECK(current->pending == PENDING_TLB_FLUSH);
+    current->pending = 0;
     CHECK(do_update_va_mapping(DATA_VA + 4096, 0, UVMF_FLUSHTYPE_MASK, 0, 0) == 0);
-    CHECK(vcpu0.pending == 0);
+    CHECK(current->pending == 0);
 }
 
 static void update_va_mapping_vcpu_mask(void)
@@ -670,11 +670,11 @@ static void update_va_mapping_vcpu_mask(void)
     CHECK(setup(false) == 0);
     frame(BUF_MFN)[256] = 1;
     CHECK(do_update_va_mapping(DATA_VA, 0, UVMF_INVLPG | (BUF_VA + 2048), 0, 0) == 0);
-    CHECK(vcpu0.pending == PENDING_TLB_FLUSH);
-    vcpu0.pending = 0;
+    CHECK(current->pending == PENDING_TLB_FLUSH);
+    current->pending = 0;
     /* An unreadable bitmap: the entry is written, the call says -EFAULT. */
     CHECK(do_update_va_mapping(DATA_VA + 4096, 0, UVMF_INVLPG | UNMAPPED_VA, 0, 0) == EFAULT);
-    CHECK(*host_env_pte(DATA_VA + 4096, 0) == 0 && vcpu0.pending == 0);
+    CHECK(*host_env_pte(DATA_VA + 4096, 0) == 0 && current->pending == 0);
 }
 
 static void update_va_mapping_refused(void)
@@ -684,7 +684,7 @@ static void update_va_mapping_refused(void)
     CHECK(do_update_va_mapping(PERCH_REGION_VA, 0, 0, 0, 0) == EINVAL);
     CHECK(do_update_va_mapping(0x0000800000000000ull, 0, 0, 0, 0) == EINVAL);
     CHECK(do_update_va_mapping(DATA_VA, (PRIVATE << 12) | PTE_P, UVMF_INVLPG, 0, 0) == EBUSY);
-    CHECK(vcpu0.pending == 0);
+    CHECK(current->pending == 0);
     CHECK(*host_env_pte(DATA_VA, 0) == ((DATA_MFN << 12) | HOST_ENV_RW));
     /* A superpage on the way. */
     *host_env_pte(DATA_VA, 1) |= PTE_PS;
@@ -714,9 +714,9 @@ static void strict_writable_and_tables_exclude(void)
     CHECK(ext1(MMUEXT_PIN_L1_TABLE, DATA_MFN, 0) == EINVAL);
     CHECK(do_update_va_mapping(DATA_VA, (DATA_MFN << 12) | PTE_P | PTE_A, 0, 0, 0) == 0);
     CHECK(frame_table[DATA_MFN].count == 0);
-    vcpu0.pending = 0;
+    current->pending = 0;
     CHECK(ext1(MMUEXT_PIN_L1_TABLE, DATA_MFN, 0) == 0);
-    CHECK(vcpu0.pending == PENDING_TLB_FLUSH);  /* a writable TLB entry may linger */
+    CHECK(current->pending == PENDING_TLB_FLUSH);  /* a writable TLB entry may linger */
     CHECK(frame_table[DATA_MFN].type == MM_TYPE_L1);
     CHECK(mmu1(maddr(l1, 5), (DATA_MFN << 12) | PTE_P | PTE_RW) == EBUSY);
     CHECK(*entry(l1, 5) == 0);
@@ -790,10 +790,10 @@ static void strict_hook_validates_the_table(void)
     CHECK(frame_table[DATA_MFN + 2].count == 2);
     CHECK(*entry(FREE_MFN, 0) & PTE_US);
     /* Unhooked: its references go with it. */
-    vcpu0.pending = 0;
+    current->pending = 0;
     CHECK(mmu1(maddr(l2, 100), 0) == 0);
     CHECK(frame_table[FREE_MFN].count == 0 && frame_table[DATA_MFN + 2].count == 1);
-    CHECK(vcpu0.pending == PENDING_TLB_FLUSH);
+    CHECK(current->pending == PENDING_TLB_FLUSH);
     /* Now writable again. */
     CHECK(mmu1(maddr(l1, 9), (FREE_MFN << 12) | PTE_P | PTE_RW) == 0);
 }

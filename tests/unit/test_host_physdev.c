@@ -9,6 +9,7 @@
 #include "host_env.h"
 #include "../../abi/xen/physdev.h"
 #include "../../host/physdev.h"
+#include "../../host/vcpu.h"
 
 #define FRAMES    64
 #define VA        0xffffffff80300000ull
@@ -38,9 +39,9 @@ static void setup(void)
     host_env_map(VA, MFN, HOST_ENV_RW);
     perch_shared.boot.guest_mfn_base = MFN_BASE;
     perch_shared.boot.guest_nr_pages = NR_PAGES;
-    physdev_iopl = 0;
-    physdev_iobitmap = 0;
-    physdev_iobitmap_ports = 0;
+    current->iopl = 0;
+    current->iobitmap = 0;
+    current->iobitmap_ports = 0;
     physdev_pirq_eoi_mfn = 0;
 }
 
@@ -54,17 +55,17 @@ static void set_iopl(void)
     setup();
     put32(VA, 1);
     CHECK(pd(PHYSDEVOP_set_iopl, VA) == 0);
-    CHECK(physdev_iopl == 1);
+    CHECK(current->iopl == 1);
     put32(VA, 3);
     CHECK(pd(PHYSDEVOP_set_iopl, VA) == 0);
-    CHECK(physdev_iopl == 3);
+    CHECK(current->iopl == 3);
     put32(VA, 4);
     CHECK(pd(PHYSDEVOP_set_iopl, VA) == -XEN_EINVAL);
-    CHECK(physdev_iopl == 3);
+    CHECK(current->iopl == 3);
     CHECK(pd(PHYSDEVOP_set_iopl, UNMAPPED) == -XEN_EFAULT);
     put32(VA, 0);
     CHECK(pd(PHYSDEVOP_set_iopl, VA) == 0);
-    CHECK(physdev_iopl == 0);
+    CHECK(current->iopl == 0);
 }
 
 static void set_iobitmap(void)
@@ -73,8 +74,8 @@ static void set_iobitmap(void)
     put64(VA, 0xffff888000001000ull);
     put32(VA + 8, 1024);
     CHECK(pd(PHYSDEVOP_set_iobitmap, VA) == 0);
-    CHECK(physdev_iobitmap == 0xffff888000001000ull);
-    CHECK(physdev_iobitmap_ports == 1024);
+    CHECK(current->iobitmap == 0xffff888000001000ull);
+    CHECK(current->iobitmap_ports == 1024);
     put32(VA + 8, 65537);
     CHECK(pd(PHYSDEVOP_set_iobitmap, VA) == -XEN_EINVAL);
     /* A bitmap that could not be all there: in the hole, or running into
@@ -84,7 +85,7 @@ static void set_iobitmap(void)
     CHECK(pd(PHYSDEVOP_set_iobitmap, VA) == -XEN_EINVAL);
     put64(VA, 0x00007fffffffff00ull);
     CHECK(pd(PHYSDEVOP_set_iobitmap, VA) == -XEN_EINVAL);
-    CHECK(physdev_iobitmap_ports == 1024);
+    CHECK(current->iobitmap_ports == 1024);
     CHECK(pd(PHYSDEVOP_set_iobitmap, UNMAPPED) == -XEN_EFAULT);
     CHECK(pd(PHYSDEVOP_set_iobitmap, VA + 4096 - 8) == -XEN_EFAULT);
 }
@@ -124,7 +125,7 @@ static void command_is_32_bits(void)
     setup();
     put32(VA, 1);
     CHECK(pd((1ull << 32) | PHYSDEVOP_set_iopl, VA) == 0);
-    CHECK(physdev_iopl == 1);
+    CHECK(current->iopl == 1);
 }
 
 static void compat_form(void)
@@ -134,7 +135,7 @@ static void compat_form(void)
     put32(VA, PHYSDEVOP_set_iopl);
     put32(VA + 8, 1);
     CHECK(do_physdev_op_compat(VA, 0, 0, 0, 0) == 0);
-    CHECK(physdev_iopl == 1);
+    CHECK(current->iopl == 1);
     put32(VA, PHYSDEVOP_set_iopl);
     put32(VA + 8, 9);
     CHECK(do_physdev_op_compat(VA, 0, 0, 0, 0) == -XEN_EINVAL);

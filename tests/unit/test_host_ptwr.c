@@ -398,10 +398,10 @@ static void only_the_guest_kernel_with_the_assist(void)
     regs.rdi = FAULT;
     before = regs;
     before.rip = CODE_VA;
-    vcpu0.in_kernel = false;
+    current->in_kernel = false;
     CHECK(RUN_CODE(FAULT, 0x48, 0x89, 0x07) == -1);
     CHECK(untouched(&before));
-    vcpu0.in_kernel = true;
+    current->in_kernel = true;
     vm_assist_enabled = 0;
     CHECK(RUN_CODE(FAULT, 0x48, 0x89, 0x07) == -1);
     CHECK(untouched(&before));

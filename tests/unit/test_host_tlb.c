@@ -17,8 +17,8 @@ static void setup(uint32_t off)
 {
     host_env_reset(0);
     optimizations_off = off;
-    vcpu0.pending = 0;
-    vcpu0.tlb_stale = false;
+    current->pending = 0;
+    current->tlb_stale = false;
 }
 
 static void a_new_mapping_is_seen_without_a_flush(void)
@@ -54,7 +54,7 @@ static void a_flush_with_nothing_stale_is_dropped_and_counted(void)
     tlb_note_change(0, FRAME_A | RO, 1);
     tlb_note_change(FRAME_A | RO, FRAME_A | RO | PTE_RW, 1);
     tlb_flush_requested();
-    CHECK(vcpu0.pending == 0 && !vcpu0.tlb_stale);
+    CHECK(current->pending == 0 && !current->tlb_stale);
     CHECK(perch_shared.stats.tlb_flushes_elided == 1);
 }
 
@@ -62,34 +62,34 @@ static void a_flush_after_a_stale_change_is_queued(void)
 {
     setup(0);
     tlb_note_change(FRAME_A | RO, 0, 1);
-    CHECK(vcpu0.tlb_stale && vcpu0.pending == 0);   /* L1: the guest asks */
+    CHECK(current->tlb_stale && current->pending == 0);   /* L1: the guest asks */
     tlb_flush_requested();
-    CHECK(vcpu0.pending == PENDING_TLB_FLUSH);
+    CHECK(current->pending == PENDING_TLB_FLUSH);
     tlb_flushed();
-    CHECK(vcpu0.pending == 0 && !vcpu0.tlb_stale);
+    CHECK(current->pending == 0 && !current->tlb_stale);
     tlb_flush_requested();
-    CHECK(vcpu0.pending == 0);                      /* the load flushed it all */
+    CHECK(current->pending == 0);                      /* the load flushed it all */
 }
 
 static void upper_level_changes_are_flushed_without_a_request(void)
 {
     setup(0);
     tlb_note_change(FRAME_A | RO, FRAME_B | RO, 2);
-    CHECK(vcpu0.pending == PENDING_TLB_FLUSH);
+    CHECK(current->pending == PENDING_TLB_FLUSH);
     setup(0);
     tlb_note_change(0, FRAME_B | RO, 3);
-    CHECK(vcpu0.pending == 0);
+    CHECK(current->pending == 0);
 }
 
 static void without_elision_every_request_and_change_flushes(void)
 {
     setup(PERCH_OPT_FLUSH_ELISION);
     tlb_flush_requested();
-    CHECK(vcpu0.pending == PENDING_TLB_FLUSH);
+    CHECK(current->pending == PENDING_TLB_FLUSH);
     CHECK(perch_shared.stats.tlb_flushes_elided == 0);
     setup(PERCH_OPT_FLUSH_ELISION);
     tlb_note_change(FRAME_A | RO, FRAME_A | RO | PTE_RW, 4);
-    CHECK(vcpu0.pending == PENDING_TLB_FLUSH);
+    CHECK(current->pending == PENDING_TLB_FLUSH);
 }
 
 int main(void)
