@@ -116,6 +116,23 @@ static int split_command(int *argc, char **argv, struct options *o,
     return 0;
 }
 
+/* A value option given twice is refused: last-wins would quietly drop one
+ * of the user's values. seen[] is indexed by the option's getopt value. */
+static int take_once(const struct option *longopts, bool seen[128], int c,
+                     struct error *e)
+{
+    const struct option *opt = longopts;
+
+    while (opt->name && opt->val != c)
+        opt++;
+    if (!opt->name || opt->has_arg != required_argument)
+        return 0;
+    if (seen[c])
+        return fail(e, "option --%s given twice", opt->name);
+    seen[c] = true;
+    return 0;
+}
+
 static int parse_run(int argc, char **argv, struct options *o, struct error *e)
 {
     static const struct option longopts[] = {
@@ -130,6 +147,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
+    bool seen[128] = { false };
     int c;
 
     if (split_command(&argc, argv, o, e))
@@ -137,6 +155,8 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":m:h", longopts, NULL)) != -1) {
+        if (c > 0 && c < 128 && take_once(longopts, seen, c, e))
+            return -1;
         switch (c) {
         case 'k': o->kernel = optarg; break;
         case 'm': if (parse_mem(optarg, &o->mem_mib, e)) return -1; break;
