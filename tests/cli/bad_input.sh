@@ -69,3 +69,20 @@ evil=$TMP/$(printf 'k\033[2Jk\nX')
 perch_run name_escapes run "$evil"
 expect_error name_escapes 1 'k\\x1b\[2Jk\\x0aX.*No such file'
 expect_printable_line name_escapes
+
+# --cmdline longer than start_info's 1023 bytes: refused, not cut.
+perch_run cmdline_too_long run --cmdline "$(head -c 1024 /dev/zero | tr '\0' x)" "$HELLO"
+expect_error cmdline_too_long 1 'command line is 1024 bytes'
+
+# One rule on segments, pv_image.c's: hello.elf's bss segment (no file
+# bytes) with its offset far past the end of the file still boots.
+cp "$HELLO" "$TMP/bss_offset"
+printf '\x00\x00\x00\x10' | dd of="$TMP/bss_offset" bs=1 seek=$((64 + 56 + 8)) conv=notrunc status=none
+if readelf -lW "$TMP/bss_offset" | grep -q '^  LOAD *0x10000000 .* 0x000000 0x006000 '; then
+    pass bss_offset/made
+else
+    fail bss_offset/made "readelf: $(readelf -lW "$TMP/bss_offset" | grep LOAD)"
+fi
+perch_run bss_offset run "$TMP/bss_offset"
+expect_status bss_offset 0
+expect_line bss_offset out '^hello: done'
