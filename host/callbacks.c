@@ -16,6 +16,20 @@ _Static_assert(sizeof(struct trap_info) == 16, "trap_info");
 
 #define TRAP_INFO_DISABLES_EVENTS 4
 
+/*
+ * May the guest kernel's code lie at va? Xen refuses a non-canonical
+ * handler with -EINVAL; perch also refuses the hypervisor hole, where its
+ * own Host and Switcher code lie: a bounce there would fault in perch's
+ * code and blame perch for the guest's choice. 0 means "none" and passes.
+ */
+static bool usable_handler(uint64_t va)
+{
+    uint64_t top = va >> 47;
+
+    return (top == 0 || top == 0x1ffff) &&
+           !(va >= XEN_HOLE_START && va < XEN_HOLE_END);
+}
+
 /* The table ends at an entry whose address is 0; a NULL table clears all. */
 long do_set_trap_table(uint64_t table, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
@@ -31,6 +45,8 @@ long do_set_trap_table(uint64_t table, uint64_t a2, uint64_t a3, uint64_t a4, ui
             return -XEN_EFAULT;
         if (!ti.address)
             return 0;
+        if (!usable_handler(ti.address))
+            return -XEN_EINVAL;   /* as Xen: the entries before it stay set */
         vcpu0.traps[ti.vector] = (struct trap_entry){
             .address = ti.address, .cs = ti.cs,
             .disables_events = ti.flags & TRAP_INFO_DISABLES_EVENTS,
@@ -42,6 +58,9 @@ long do_set_callbacks(uint64_t event, uint64_t failsafe, uint64_t syscall,
                       uint64_t a4, uint64_t a5)
 {
     (void)a4, (void)a5;
+    if (!usable_handler(event) || !usable_handler(failsafe) ||
+        !usable_handler(syscall))
+        return -XEN_EINVAL;
     vcpu0.event_callback = event;
     vcpu0.failsafe_callback = failsafe;
     vcpu0.syscall_callback = syscall;
@@ -65,6 +84,8 @@ struct callback_register {
 
 static long set_callback(const struct callback_register *cb)
 {
+    if (!usable_handler(cb->address))
+        return -XEN_EINVAL;
     switch (cb->type) {
     case CALLBACKTYPE_event:
         vcpu0.event_callback = cb->address;
