@@ -65,6 +65,7 @@ void cli_print_help(void)
 "  1    perch could not run it       5    the guest broke a rule and was stopped\n"
 "  2    bad command line             6    the guest's watchdog fired\n"
 "  3    the guest asked to reboot    130  interrupted (SIGINT or SIGTERM)\n"
+"Status 1 also when stdout cannot take the guest's output (closed or full).\n"
 "With -- CMD, perch exits with CMD's status when the guest powers off\n"
 "(128+N if signal N ended it, 127 if it was not found). Any guest may do\n"
 "the same: \"\\033]perch-exit;N\\007\" (N 0-255) on its console, then\n"

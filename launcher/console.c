@@ -17,27 +17,44 @@
 #define INPUT_RETRY_MS 50
 #define INPUT_RETRY_MAX_MS 1000
 
-static void write_all(int fd, const uint8_t *p, size_t n)
+/* Returns 0, or the errno that stopped the write. A stdout someone left
+ * non-blocking is waited on, not given up. */
+static int write_all(int fd, const uint8_t *p, size_t n)
 {
     while (n) {
         ssize_t w = write(fd, p, n);
+        struct pollfd out = { .fd = fd, .events = POLLOUT };
 
-        if (w < 0 && errno == EINTR)
-            continue;
+        if (w < 0 && errno == EAGAIN)
+            poll(&out, 1, -1);
+        else if (w < 0 && errno != EINTR)
+            return errno;
+        else if (w == 0)
+            return EIO;
         if (w <= 0)
-            return;   /* stdout closed: the guest keeps running regardless */
+            continue;
         p += w;
         n -= w;
     }
+    return 0;
 }
 
-/* Where the guest's output goes: stdout, or the configured sink. */
+/* Where the guest's output goes: stdout, or the configured sink. Output
+ * that cannot be written (a closed pipe, a full disk) ends the run, as it
+ * would end cat: the guest's words would be lost. */
 static void put(struct console *c, const uint8_t *p, size_t n)
 {
-    if (c->cfg.output)
+    int err;
+
+    if (c->cfg.output) {
         c->cfg.output(c->cfg.output_arg, p, n);
-    else
-        write_all(c->cfg.out_fd, p, n);
+        return;
+    }
+    if (atomic_load(&c->out_errno))
+        return;
+    err = write_all(c->cfg.out_fd, p, n);
+    if (err)
+        atomic_store(&c->out_errno, err);
 }
 
 /* Through the counter-mark filter to the output. */
@@ -280,8 +297,9 @@ static void *console_thread(void *arg)
             continue;
         if (fds[FD_STOP].revents)
             break;
-        if (serve(c, fds, nfds, n == 0)) {
-            if (atomic_load(&c->broken) || atomic_load(&c->quit))
+        if (serve(c, fds, nfds, n == 0) || atomic_load(&c->out_errno)) {
+            if (atomic_load(&c->broken) || atomic_load(&c->quit) ||
+                atomic_load(&c->out_errno))
                 stop_vcpu(c);
             break;
         }
@@ -359,11 +377,22 @@ int console_verdict(struct console *c, struct error *e)
         fail(e, "guest stopped: %s", c->problem);
         return STATUS_GUEST_STOPPED;
     }
+    if (console_output_failed(c, e))
+        return STATUS_ERROR;
     if (atomic_load(&c->quit)) {
         fail(e, "quit by Ctrl-A x");
         return STATUS_POWEROFF;
     }
     return -1;
+}
+
+bool console_output_failed(struct console *c, struct error *e)
+{
+    int err = atomic_load(&c->out_errno);
+
+    if (err)
+        fail(e, "cannot write the guest's output: %s", strerror(err));
+    return err != 0;
 }
 
 int console_exit_status(struct console *c)

@@ -87,6 +87,7 @@ struct console {
     /* Why the guest must stop (set once, read by the vCPU thread). */
     atomic_int broken;        /* a ring was corrupted: problem says how */
     atomic_int quit;          /* Ctrl-A x */
+    atomic_int out_errno;     /* writing out_fd failed with it; 0: fine */
     char problem[128];
 };
 
@@ -100,9 +101,14 @@ int console_drain(struct console *c);
 int console_stop(struct console *c);
 
 /* Must the guest stop for the console's sake? -1 if not; else perch's
- * exit status, with e filled: a corrupted ring (STATUS_GUEST_STOPPED) or
- * Ctrl-A x (STATUS_POWEROFF, "quit by Ctrl-A x"). */
+ * exit status, with e filled: a corrupted ring (STATUS_GUEST_STOPPED),
+ * stdout that cannot be written (STATUS_ERROR) or Ctrl-A x
+ * (STATUS_POWEROFF, "quit by Ctrl-A x"). */
 int console_verdict(struct console *c, struct error *e);
+
+/* Did writing the guest's output to out_fd fail (a closed pipe, a full
+ * disk)? If so, e says how. */
+bool console_output_failed(struct console *c, struct error *e);
 
 /* The status the guest asked for with "\033]perch-exit;N\007"; -1: none. */
 int console_exit_status(struct console *c);

@@ -10,6 +10,7 @@
  */
 #include "launch.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -262,6 +263,7 @@ int launch_with(const struct options *o, const struct launch_io *io,
     struct options chosen;
     struct console console;
     struct guest_run run;
+    struct sigaction ignore = { .sa_handler = SIG_IGN }, old_pipe;
     int status = STATUS_ERROR;
 
     memset(&l, 0, sizeof(l));
@@ -269,9 +271,13 @@ int launch_with(const struct options *o, const struct launch_io *io,
     l.io = io;
     l.stats = &run.stats;
     l.vm.kvm_fd = l.vm.vm_fd = l.vm.vcpu_fd = -1;
+    sigaction(SIGPIPE, NULL, &old_pipe);   /* restored at the end */
     if (choose_kernel(&l, o, &chosen, e) || load_files(&l, &chosen, e) ||
         build_memory(&l, &chosen, e) || start_vm(&l, &chosen, e))
         goto out;
+    /* A closed stdout must be a write error that ends the run with a
+     * message (console.h), not a silent death by SIGPIPE. */
+    sigaction(SIGPIPE, &ignore, NULL);
     guest_run_signals();
     /* Before the console starts: its marks read run.stats. */
     run = (struct guest_run){ .vm = &l.vm, .hole = &l.hole, .console = &console,
@@ -284,6 +290,9 @@ int launch_with(const struct options *o, const struct launch_io *io,
         fail(e, "guest stopped: %s", console.problem);
         status = STATUS_GUEST_STOPPED;
     }
+    /* Output lost at the very end still fails the run, as cat would. */
+    if (status == STATUS_POWEROFF && console_output_failed(&console, e))
+        status = STATUS_ERROR;
     terminal_restore();
     /* A guest that powered off may have said which status it wants. */
     if (status == STATUS_POWEROFF && !atomic_load(&console.quit) &&
@@ -293,5 +302,6 @@ int launch_with(const struct options *o, const struct launch_io *io,
         stats_print(stderr, l.hole.shared, &run.stats);
 out:
     release(&l);
+    sigaction(SIGPIPE, &old_pipe, NULL);
     return status;
 }

@@ -4,7 +4,8 @@
 
 enum perch_status {
     STATUS_POWEROFF = 0,       /* the guest powered off */
-    STATUS_ERROR = 1,          /* perch could not start or run the guest */
+    STATUS_ERROR = 1,          /* perch could not start or run the guest,
+                                * or write its output (stdout closed/full) */
     STATUS_USAGE = 2,          /* bad command line */
     STATUS_REBOOT = 3,         /* the guest asked to reboot */
     STATUS_CRASH = 4,          /* the guest reported a crash */

@@ -55,3 +55,10 @@ expect_guest_status exit7 7
 linux_run not_found /no/such/command
 expect_guest_status not_found 127
 expect_line not_found out "cannot run '/no/such/command'"
+
+# Output nobody reads any more ends the run (issue 12's reproducer): perch
+# stops with status 1 and one line, instead of feeding `yes` for ever.
+timeout 60 "$PERCH" run -- /bin/yes 2>"$TMP/yes_head.err" </dev/null | head -c 10 >/dev/null
+status=${PIPESTATUS[0]}
+expect_status yes_head 1
+expect_line yes_head err "^perch: cannot write the guest's output: Broken pipe$"
