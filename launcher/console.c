@@ -57,29 +57,48 @@ static void put(struct console *c, const uint8_t *p, size_t n)
         atomic_store(&c->out_errno, err);
 }
 
-/* Through the counter-mark filter to the output. */
-static void put_marked(struct console *c, struct mark_seq *marks,
-                       const uint8_t *p, size_t n)
+/* "\033]perch-exit;N\007": the status to exit with (the last one wins). */
+static bool take_exit(void *arg, const char *payload)
 {
-    uint8_t out[PERCH_CONSOLE_RING_BYTES + EXIT_SEQ_HELD_MAX + MARK_SEQ_HELD_MAX];
+    struct console *c = arg;
+    int status = osc_exit_status(payload);
 
-    put(c, out, mark_seq_filter(marks, p, n, out));
+    if (status < 0)
+        return false;
+    c->exit_status = status;
+    return true;
 }
 
-/* Through one stream's exit-status and mark filters to the output. */
-static void emit(struct console *c, struct exit_seq *seq, struct mark_seq *marks,
-                 const uint8_t *bytes, size_t n)
+/* "\033]perch-mark;NAME;begin|end\007": to the configured callback. */
+static bool take_mark(void *arg, const char *payload)
 {
-    uint8_t out[PERCH_CONSOLE_RING_BYTES + EXIT_SEQ_HELD_MAX];
+    struct console *c = arg;
+    char name[OSC_MARK_NAME_MAX + 1];
+    bool end;
+
+    if (!osc_mark(payload, name, &end))
+        return false;
+    if (c->cfg.on_mark)
+        c->cfg.on_mark(c->cfg.mark_arg, name, end);
+    return true;
+}
+
+static const struct osc_kind console_kinds[] = {
+    { "exit", OSC_EXIT_PAYLOAD_MAX, take_exit },
+    { "mark", OSC_MARK_PAYLOAD_MAX, take_mark },
+};
+#define NR_CONSOLE_KINDS (sizeof(console_kinds) / sizeof(console_kinds[0]))
+
+/* Through one stream's sequence filter to the output. */
+static void emit(struct console *c, struct osc_filter *f, const uint8_t *bytes,
+                 size_t n)
+{
+    uint8_t out[PERCH_CONSOLE_RING_BYTES + OSC_HELD_MAX];
 
     while (n) {
         size_t chunk = n < PERCH_CONSOLE_RING_BYTES ? n : PERCH_CONSOLE_RING_BYTES;
 
-        put_marked(c, marks, out, exit_seq_filter(seq, bytes, chunk, out));
-        if (seq->status >= 0) {
-            c->exit_status = seq->status;
-            seq->status = -1;
-        }
+        put(c, out, osc_filter_feed(f, bytes, chunk, out));
         bytes += chunk;
         n -= chunk;
     }
@@ -110,7 +129,7 @@ static int drain_early(struct console *c)
         buf[i] = sh->console_ring[(c->cons + i) % PERCH_CONSOLE_RING_BYTES];
     c->cons = prod;
     __atomic_store_n(&sh->console_cons, c->cons, __ATOMIC_RELEASE);
-    emit(c, &c->seq_early, &c->mark_early, buf, used);
+    emit(c, &c->osc_early, buf, used);
     return 0;
 }
 
@@ -124,7 +143,7 @@ static int drain_hvc(struct console *c)
     n = hvc_ring_read(&c->hvc, buf, c->problem, sizeof(c->problem));
     if (n < 0)
         return broken(c);
-    emit(c, &c->seq_hvc, &c->mark_hvc, buf, n);
+    emit(c, &c->osc_hvc, buf, n);
     return 0;
 }
 
@@ -318,10 +337,8 @@ int console_start(struct console *c, const struct console_config *cfg)
     c->exit_status = -1;
     c->input_open = cfg->in_fd >= 0;
     c->retry_ms = INPUT_RETRY_MS;
-    exit_seq_init(&c->seq_early);
-    exit_seq_init(&c->seq_hvc);
-    mark_seq_init(&c->mark_early, cfg->on_mark, cfg->mark_arg);
-    mark_seq_init(&c->mark_hvc, cfg->on_mark, cfg->mark_arg);
+    osc_filter_init(&c->osc_early, console_kinds, NR_CONSOLE_KINDS, c);
+    osc_filter_init(&c->osc_hvc, console_kinds, NR_CONSOLE_KINDS, c);
     if (cfg->hvc_page)
         hvc_ring_init(&c->hvc, cfg->hvc_page);
     c->stop_fd = eventfd(0, EFD_CLOEXEC);
@@ -337,21 +354,13 @@ int console_start(struct console *c, const struct console_config *cfg)
     return rc ? -1 : 0;
 }
 
-/* What the filters still hold at the end goes out as it was: the exit
- * filter's through the mark filter, which then gives up its own. */
-static void flush_stream(struct console *c, struct exit_seq *seq,
-                         struct mark_seq *marks)
-{
-    uint8_t out[EXIT_SEQ_HELD_MAX + MARK_SEQ_HELD_MAX];
-
-    put_marked(c, marks, out, exit_seq_flush(seq, out));
-    put(c, out, mark_seq_flush(marks, out));
-}
-
+/* What the filters still hold at the end goes out as it was. */
 static void flush_filters(struct console *c)
 {
-    flush_stream(c, &c->seq_early, &c->mark_early);
-    flush_stream(c, &c->seq_hvc, &c->mark_hvc);
+    uint8_t out[OSC_HELD_MAX];
+
+    put(c, out, osc_filter_flush(&c->osc_early, out));
+    put(c, out, osc_filter_flush(&c->osc_hvc, out));
 }
 
 int console_stop(struct console *c)

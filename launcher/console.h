@@ -8,9 +8,9 @@
  * Both ring the same ioeventfd doorbell, so output appears while the vCPU
  * runs, without an exit. A thread sleeps on it and drains both, the early
  * console first: Linux moves from one to the other, so that keeps the
- * order in which the guest wrote, as far as two rings can show it. Both
- * streams go through the exit-status filter (exit_seq.h), then the
- * counter-mark filter (mark_seq.h).
+ * order in which the guest wrote, as far as two rings can show it. Each
+ * stream goes through its own sequence filter (osc_filter.h), which takes
+ * out the exit status and the counter marks.
  *
  * The same thread feeds the input: stdin into hvc0's in[] as there is room
  * (what does not fit waits), then one interrupt to the guest
@@ -31,10 +31,9 @@
 
 #include "../abi/layout.h"
 #include "error.h"
-#include "exit_seq.h"
 #include "hvc_ring.h"
 #include "keys.h"
-#include "mark_seq.h"
+#include "osc_filter.h"
 
 /* Input read but not yet in in[]: at most this much waits. */
 #define CONSOLE_INPUT_MAX 4096
@@ -48,8 +47,9 @@ struct console_config {
      * bench` parses it); called with the output lock held. */
     void (*output)(void *arg, const uint8_t *bytes, size_t n);
     void *output_arg;
-    /* Each counter mark the guest writes (may be NULL); with the lock. */
-    mark_seq_fn *on_mark;
+    /* Each counter mark the guest writes (may be NULL); with the lock.
+     * name is NUL-ended; end is false for "begin". */
+    void (*on_mark)(void *arg, const char *name, bool end);
     void *mark_arg;
     int in_fd;                     /* the guest's input; -1: none */
     bool keys;                     /* in_fd is the user's terminal */
@@ -72,8 +72,7 @@ struct console {
     /* Output (under lock). */
     uint32_t cons;            /* early console: the Launcher's own copy */
     struct hvc_ring hvc;
-    struct exit_seq seq_early, seq_hvc;
-    struct mark_seq mark_early, mark_hvc;
+    struct osc_filter osc_early, osc_hvc;
     int exit_status;          /* the guest's last "perch-exit" N; -1: none */
 
     /* Input (the thread only). */
