@@ -41,6 +41,10 @@ void cli_print_help(void)
 "  --eager-flush          switch the lazy flush off: each TLB flush the guest\n"
 "                         asks for costs its own ring-0 visit, instead of one\n"
 "                         per batch at the next return (seed 002)\n"
+"  --no-sandbox           run without the seccomp sandbox that, once the\n"
+"                         guest runs, confines perch's vCPU and console\n"
+"                         threads to the system calls they need (status 7\n"
+"                         if perch makes another one: a bug in perch)\n"
 "  --stats                when the guest ends, print to stderr hypercalls by\n"
 "                         kind, Switcher (ring-0) visits by reason and exits\n"
 "                         to the Launcher by reason\n"
@@ -64,7 +68,8 @@ void cli_print_help(void)
 "  0    the guest powered off        4    the guest reported a crash\n"
 "  1    perch could not run it       5    the guest broke a rule and was stopped\n"
 "  2    bad command line             6    the guest's watchdog fired\n"
-"  3    the guest asked to reboot    130  interrupted (SIGINT or SIGTERM)\n"
+"  3    the guest asked to reboot    7    perch's sandbox refused a call\n"
+"                                    130  interrupted (SIGINT or SIGTERM)\n"
 "Status 1 also when stdout cannot take the guest's output (closed or full).\n"
 "With -- CMD, perch exits with CMD's status when the guest powers off\n"
 "(128+N if signal N ended it, 127 if it was not found). Any guest may do\n"
@@ -145,6 +150,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "strict", no_argument, NULL, 'S' },
         { "no-native-return", no_argument, NULL, 'N' },
         { "eager-flush", no_argument, NULL, 'F' },
+        { "no-sandbox", no_argument, NULL, 'Z' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -167,6 +173,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'S': o->strict = true; break;
         case 'N': o->optimizations_off |= PERCH_OPT_NATIVE_RETURN; break;
         case 'F': o->optimizations_off |= PERCH_OPT_LAZY_FLUSH; break;
+        case 'Z': o->no_sandbox = true; break;
         case 'h': o->command = CMD_HELP; return 0;
         case ':':
             if (is_long_option(argv[optind - 1]))

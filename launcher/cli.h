@@ -22,6 +22,7 @@ struct options {
     uint64_t mem_mib;
     bool stats;
     bool strict;
+    bool no_sandbox;           /* --no-sandbox: the guest-facing threads unconfined */
     uint32_t optimizations_off;   /* PERCH_OPT_* (abi/layout.h) */
     char **cmd;                /* after `--`: run in the guest; NULL: a shell */
     int cmd_argc;

@@ -8,6 +8,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "sandbox.h"
 #include "status.h"
 
 /* While input waits (for room in in[], or for the guest to take what is
@@ -301,11 +302,28 @@ static int serve(struct console *c, const struct pollfd fds[NR_FDS],
     return 0;
 }
 
+/* The thread faces the guest's rings, so it enters the sandbox before it
+ * reads a byte of them; console_start() waits to hear how that went. */
+static bool confine(struct console *c)
+{
+    struct error e;
+    bool ok = !c->cfg.sandbox || sandbox_enter(&e) == 0;
+
+    if (!ok)
+        snprintf(c->problem, sizeof(c->problem), "%.*s",
+                 (int)sizeof(c->problem) - 1, e.msg);
+    c->confined = ok;
+    sem_post(&c->started);
+    return ok;
+}
+
 static void *console_thread(void *arg)
 {
     struct console *c = arg;
     struct pollfd fds[NR_FDS];
 
+    if (!confine(c))
+        return NULL;
     for (;;) {
         nfds_t nfds = wait_set(c, fds);
         int n = poll(fds, nfds, wait_ms(c));
@@ -345,13 +363,22 @@ int console_start(struct console *c, const struct console_config *cfg)
     if (c->stop_fd < 0)
         return -1;
     pthread_mutex_init(&c->lock, NULL);
+    sem_init(&c->started, 0, 0);
     /* Signals (Ctrl-C, the SIGUSR1 kick) belong to the vCPU thread. */
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     rc = pthread_create(&c->thread, NULL, console_thread, c);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    c->running = rc == 0;
-    return rc ? -1 : 0;
+    if (rc)
+        return -1;
+    while (sem_wait(&c->started) && errno == EINTR)
+        ;
+    if (!c->confined) {
+        pthread_join(c->thread, NULL);
+        return -1;
+    }
+    c->running = 1;
+    return 0;
 }
 
 /* What the filters still hold at the end goes out as it was. */

@@ -25,6 +25,7 @@
 #define PERCH_CONSOLE_H
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -59,6 +60,7 @@ struct console_config {
     /* kvm_run.immediate_exit: set before the vCPU thread is kicked, so a
      * KVM_RUN entered just after the kick returns at once (may be NULL). */
     volatile uint8_t *vcpu_immediate_exit;
+    bool sandbox;                  /* the thread enters sandbox.h's filter */
 };
 
 struct console {
@@ -68,6 +70,8 @@ struct console {
     pthread_t thread;
     pthread_t vcpu_thread;    /* kicked with SIGUSR1 to stop the guest */
     int running;
+    sem_t started;            /* the thread has tried to confine itself */
+    bool confined;            /* ... and did (or needed not) */
 
     /* Output (under lock). */
     uint32_t cons;            /* early console: the Launcher's own copy */
@@ -90,6 +94,8 @@ struct console {
     char problem[128];
 };
 
+/* Start the thread; -1 if it cannot start (c->problem may say why: the
+ * sandbox refused). Signals stay with the calling thread, the vCPU's. */
 int console_start(struct console *c, const struct console_config *cfg);
 
 /* Copy out what the rings hold; -1 (and c->problem) if an index is bad. */

@@ -11,6 +11,8 @@ enum perch_status {
     STATUS_CRASH = 4,          /* the guest reported a crash */
     STATUS_GUEST_STOPPED = 5,  /* the guest broke a rule and was stopped */
     STATUS_WATCHDOG = 6,       /* the guest's watchdog fired */
+    STATUS_SANDBOX = 7,        /* perch made a system call its sandbox
+                                * forbids (sandbox.h): a bug in perch */
     STATUS_INTERRUPTED = 130,  /* SIGINT or SIGTERM */
 };
 
