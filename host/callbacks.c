@@ -7,6 +7,20 @@
 #include "host.h"
 #include "vcpu.h"
 
+/*
+ * May the guest kernel's code lie at va? Xen refuses a non-canonical
+ * handler with -EINVAL; perch also refuses the hypervisor hole, where its
+ * own Host and Switcher code lie: a bounce there would fault in perch's
+ * code and blame perch for the guest's choice. 0 means "none" and passes.
+ */
+static bool usable_handler(uint64_t va)
+{
+    uint64_t top = va >> 47;
+
+    return (top == 0 || top == 0x1ffff) &&
+           !(va >= XEN_HOLE_START && va < XEN_HOLE_END);
+}
+
 /* The table ends at an entry whose address is 0; a NULL table clears all. */
 long do_set_trap_table(uint64_t table, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
@@ -22,6 +36,8 @@ long do_set_trap_table(uint64_t table, uint64_t a2, uint64_t a3, uint64_t a4, ui
             return -XEN_EFAULT;
         if (!ti.address)
             return 0;
+        if (!usable_handler(ti.address))
+            return -XEN_EINVAL;   /* as Xen: the entries before it stay set */
         current->traps[ti.vector] = (struct trap_entry){
             .address = ti.address, .cs = ti.cs,
             .disables_events = ti.flags & TI_DISABLES_EVENTS,
@@ -33,6 +49,9 @@ long do_set_callbacks(uint64_t event, uint64_t failsafe, uint64_t syscall,
                       uint64_t a4, uint64_t a5)
 {
     (void)a4, (void)a5;
+    if (!usable_handler(event) || !usable_handler(failsafe) ||
+        !usable_handler(syscall))
+        return -XEN_EINVAL;
     current->event_callback = event;
     current->failsafe_callback = failsafe;
     current->syscall_callback = syscall;
@@ -41,6 +60,8 @@ long do_set_callbacks(uint64_t event, uint64_t failsafe, uint64_t syscall,
 
 static long set_callback(const struct callback_register *cb)
 {
+    if (!usable_handler(cb->address))
+        return -XEN_EINVAL;
     switch (cb->type) {
     case CALLBACKTYPE_event:
         current->event_callback = cb->address;

@@ -3,7 +3,7 @@
  * the benchmarks of bench/perchbench.c, the very binary embedded in perch,
  * run natively (pinned to one CPU, as the guest has one vCPU), inside the
  * default guest, with perch's counters bracketed per benchmark by the
- * guest's marks (mark_seq.h), and with --qemu in the same kernel and
+ * guest's marks (osc_filter.h), and with --qemu in the same kernel and
  * initramfs under QEMU TCG; then one table, bench.csv and bench.json (and
  * bench.svg with gnuplot) in DIR.
  *
@@ -20,12 +20,11 @@
 
 #include "cli.h"
 #include "error.h"
-#include "exit_seq.h"
-#include "mark_seq.h"
+#include "osc_filter.h"
 #include "stats.h"
 
 #define BENCH_MAX          24     /* benchmarks perchbench may name */
-#define BENCH_NAME_MAX     32     /* as MARK_SEQ_NAME_MAX */
+#define BENCH_NAME_MAX     32     /* as OSC_MARK_NAME_MAX */
 #define BENCH_ROUNDS_MAX   3
 #define BENCH_DEFAULT_OUT  "build/bench-results"
 /* Results of a run: one slot a benchmark, then boot to /init. */
@@ -106,8 +105,7 @@ void bench_capture_end(struct bench_capture *c);
  * and marks taken out as perch's console does, the rest to the capture. */
 struct bench_serial {
     struct bench_capture *capture;
-    struct exit_seq exit;
-    struct mark_seq marks;
+    struct osc_filter osc;
     int exit_status;               /* the guest's "perch-exit" N; -1: none */
 };
 

@@ -151,38 +151,50 @@ void bench_capture_mark(void *arg, const char *name, bool end,
 
 /* ---- a serial console: the filters perch's console has ---------------- */
 
-static void serial_mark(void *arg, const char *name, bool end)
+static bool serial_exit(void *arg, const char *payload)
 {
-    bench_capture_mark(arg, name, end, NULL);
+    struct bench_serial *s = arg;
+    int status = osc_exit_status(payload);
+
+    if (status < 0)
+        return false;
+    s->exit_status = status;
+    return true;
 }
+
+static bool serial_mark(void *arg, const char *payload)
+{
+    struct bench_serial *s = arg;
+    char name[OSC_MARK_NAME_MAX + 1];
+    bool end;
+
+    if (!osc_mark(payload, name, &end))
+        return false;
+    bench_capture_mark(s->capture, name, end, NULL);
+    return true;
+}
+
+static const struct osc_kind serial_kinds[] = {
+    { "exit", OSC_EXIT_PAYLOAD_MAX, serial_exit },
+    { "mark", OSC_MARK_PAYLOAD_MAX, serial_mark },
+};
 
 void bench_serial_start(struct bench_serial *s, struct bench_capture *c)
 {
     s->capture = c;
     s->exit_status = -1;
-    exit_seq_init(&s->exit);
-    mark_seq_init(&s->marks, serial_mark, c);
-}
-
-/* The exit filter first, then the mark filter, as in console.c. */
-static void serial_filtered(struct bench_serial *s, const uint8_t *p, size_t n)
-{
-    uint8_t out[4096 + EXIT_SEQ_HELD_MAX + MARK_SEQ_HELD_MAX];
-
-    bench_capture_bytes(s->capture, out, mark_seq_filter(&s->marks, p, n, out));
+    osc_filter_init(&s->osc, serial_kinds, sizeof(serial_kinds) / sizeof(serial_kinds[0]), s);
 }
 
 void bench_serial_bytes(void *arg, const uint8_t *p, size_t n)
 {
     struct bench_serial *s = arg;
-    uint8_t out[4096 + EXIT_SEQ_HELD_MAX];
+    uint8_t out[4096 + OSC_HELD_MAX];
 
     while (n) {
         size_t chunk = n < 4096 ? n : 4096;
 
-        serial_filtered(s, out, exit_seq_filter(&s->exit, p, chunk, out));
-        if (s->exit.status >= 0)
-            s->exit_status = s->exit.status;
+        bench_capture_bytes(s->capture, out, osc_filter_feed(&s->osc, p, chunk, out));
         p += chunk;
         n -= chunk;
     }
@@ -190,9 +202,8 @@ void bench_serial_bytes(void *arg, const uint8_t *p, size_t n)
 
 void bench_serial_end(struct bench_serial *s)
 {
-    uint8_t out[EXIT_SEQ_HELD_MAX + MARK_SEQ_HELD_MAX];
+    uint8_t out[OSC_HELD_MAX];
 
-    serial_filtered(s, out, exit_seq_flush(&s->exit, out));
-    bench_capture_bytes(s->capture, out, mark_seq_flush(&s->marks, out));
+    bench_capture_bytes(s->capture, out, osc_filter_flush(&s->osc, out));
     bench_capture_end(s->capture);
 }

@@ -56,6 +56,10 @@ void cli_print_help(void)
 "                         no ring 0 at all, but guest processes can then read\n"
 "                         and write guest-kernel and Host memory (the VM is\n"
 "                         still the wall around the whole guest). Opt-in\n"
+"  --no-sandbox           run without the seccomp sandbox that, once the\n"
+"                         guest runs, confines perch's vCPU and console\n"
+"                         threads to the system calls they need (status 7\n"
+"                         if perch makes another one: a bug in perch)\n"
 "  --stats                when the guest ends, print to stderr hypercalls by\n"
 "                         kind, Switcher (ring-0) visits by reason and exits\n"
 "                         to the Launcher by reason\n"
@@ -83,7 +87,9 @@ void cli_print_help(void)
 "  0    the guest powered off        4    the guest reported a crash\n"
 "  1    perch could not run it       5    the guest broke a rule and was stopped\n"
 "  2    bad command line             6    the guest's watchdog fired\n"
-"  3    the guest asked to reboot    130  interrupted (SIGINT or SIGTERM)\n"
+"  3    the guest asked to reboot    7    perch's sandbox refused a call\n"
+"                                    130  interrupted (SIGINT or SIGTERM)\n"
+"Status 1 also when stdout cannot take the guest's output (closed or full).\n"
 "With -- CMD, perch exits with CMD's status when the guest powers off\n"
 "(128+N if signal N ended it, 127 if it was not found). Any guest may do\n"
 "the same: \"\\033]perch-exit;N\\007\" (N 0-255) on its console, then\n"
@@ -135,6 +141,23 @@ static int split_command(int *argc, char **argv, struct options *o,
     return 0;
 }
 
+/* A value option given twice is refused: last-wins would quietly drop one
+ * of the user's values. seen[] is indexed by the option's getopt value. */
+static int take_once(const struct option *longopts, bool seen[128], int c,
+                     struct error *e)
+{
+    const struct option *opt = longopts;
+
+    while (opt->name && opt->val != c)
+        opt++;
+    if (!opt->name || opt->has_arg != required_argument)
+        return 0;
+    if (seen[c])
+        return fail(e, "option --%s given twice", opt->name);
+    seen[c] = true;
+    return 0;
+}
+
 static int parse_run(int argc, char **argv, struct options *o, struct error *e)
 {
     static const struct option longopts[] = {
@@ -150,9 +173,11 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "no-flush-elision", no_argument, NULL, 'L' },
         { "no-fault-decode", no_argument, NULL, 'D' },
         { "no-guest-isolation", no_argument, NULL, 'I' },
+        { "no-sandbox", no_argument, NULL, 'Z' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
+    bool seen[128] = { false };
     int c;
 
     if (split_command(&argc, argv, o, e))
@@ -160,6 +185,8 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":m:h", longopts, NULL)) != -1) {
+        if (c > 0 && c < 128 && take_once(longopts, seen, c, e))
+            return -1;
         switch (c) {
         case 'k': o->kernel = optarg; break;
         case 'm': if (parse_mem(optarg, &o->mem_mib, e)) return -1; break;
@@ -173,6 +200,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'L': o->optimizations_off |= PERCH_OPT_FLUSH_ELISION; break;
         case 'D': o->optimizations_off |= PERCH_OPT_FAULT_DECODE; break;
         case 'I': o->no_guest_isolation = true; break;
+        case 'Z': o->no_sandbox = true; break;
         case 'h': o->command = CMD_HELP; return 0;
         case ':':
             if (is_long_option(argv[optind - 1]))

@@ -23,6 +23,7 @@ struct options {
     bool stats;
     bool strict;
     bool no_guest_isolation;   /* guest user on the guest kernel's L4 */
+    bool no_sandbox;           /* --no-sandbox: the guest-facing threads unconfined */
     uint32_t optimizations_off;   /* PERCH_OPT_* (abi/layout.h) */
     char **cmd;                /* after `--`: run in the guest; NULL: a shell */
     int cmd_argc;

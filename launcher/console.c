@@ -8,6 +8,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "sandbox.h"
 #include "status.h"
 
 /* While input waits (for room in in[], or for the guest to take what is
@@ -17,52 +18,88 @@
 #define INPUT_RETRY_MS 50
 #define INPUT_RETRY_MAX_MS 1000
 
-static void write_all(int fd, const uint8_t *p, size_t n)
+/* Returns 0, or the errno that stopped the write. A stdout someone left
+ * non-blocking is waited on, not given up. */
+static int write_all(int fd, const uint8_t *p, size_t n)
 {
     while (n) {
         ssize_t w = write(fd, p, n);
+        struct pollfd out = { .fd = fd, .events = POLLOUT };
 
-        if (w < 0 && errno == EINTR)
-            continue;
+        if (w < 0 && errno == EAGAIN)
+            poll(&out, 1, -1);
+        else if (w < 0 && errno != EINTR)
+            return errno;
+        else if (w == 0)
+            return EIO;
         if (w <= 0)
-            return;   /* stdout closed: the guest keeps running regardless */
+            continue;
         p += w;
         n -= w;
     }
+    return 0;
 }
 
-/* Where the guest's output goes: stdout, or the configured sink. */
+/* Where the guest's output goes: stdout, or the configured sink. Output
+ * that cannot be written (a closed pipe, a full disk) ends the run, as it
+ * would end cat: the guest's words would be lost. */
 static void put(struct console *c, const uint8_t *p, size_t n)
 {
-    if (c->cfg.output)
+    int err;
+
+    if (c->cfg.output) {
         c->cfg.output(c->cfg.output_arg, p, n);
-    else
-        write_all(c->cfg.out_fd, p, n);
+        return;
+    }
+    if (atomic_load(&c->out_errno))
+        return;
+    err = write_all(c->cfg.out_fd, p, n);
+    if (err)
+        atomic_store(&c->out_errno, err);
 }
 
-/* Through the counter-mark filter to the output. */
-static void put_marked(struct console *c, struct mark_seq *marks,
-                       const uint8_t *p, size_t n)
+/* "\033]perch-exit;N\007": the status to exit with (the last one wins). */
+static bool take_exit(void *arg, const char *payload)
 {
-    uint8_t out[PERCH_CONSOLE_RING_BYTES + EXIT_SEQ_HELD_MAX + MARK_SEQ_HELD_MAX];
+    struct console *c = arg;
+    int status = osc_exit_status(payload);
 
-    put(c, out, mark_seq_filter(marks, p, n, out));
+    if (status < 0)
+        return false;
+    c->exit_status = status;
+    return true;
 }
 
-/* Through one stream's exit-status and mark filters to the output. */
-static void emit(struct console *c, struct exit_seq *seq, struct mark_seq *marks,
-                 const uint8_t *bytes, size_t n)
+/* "\033]perch-mark;NAME;begin|end\007": to the configured callback. */
+static bool take_mark(void *arg, const char *payload)
 {
-    uint8_t out[PERCH_CONSOLE_RING_BYTES + EXIT_SEQ_HELD_MAX];
+    struct console *c = arg;
+    char name[OSC_MARK_NAME_MAX + 1];
+    bool end;
+
+    if (!osc_mark(payload, name, &end))
+        return false;
+    if (c->cfg.on_mark)
+        c->cfg.on_mark(c->cfg.mark_arg, name, end);
+    return true;
+}
+
+static const struct osc_kind console_kinds[] = {
+    { "exit", OSC_EXIT_PAYLOAD_MAX, take_exit },
+    { "mark", OSC_MARK_PAYLOAD_MAX, take_mark },
+};
+#define NR_CONSOLE_KINDS (sizeof(console_kinds) / sizeof(console_kinds[0]))
+
+/* Through one stream's sequence filter to the output. */
+static void emit(struct console *c, struct osc_filter *f, const uint8_t *bytes,
+                 size_t n)
+{
+    uint8_t out[PERCH_CONSOLE_RING_BYTES + OSC_HELD_MAX];
 
     while (n) {
         size_t chunk = n < PERCH_CONSOLE_RING_BYTES ? n : PERCH_CONSOLE_RING_BYTES;
 
-        put_marked(c, marks, out, exit_seq_filter(seq, bytes, chunk, out));
-        if (seq->status >= 0) {
-            c->exit_status = seq->status;
-            seq->status = -1;
-        }
+        put(c, out, osc_filter_feed(f, bytes, chunk, out));
         bytes += chunk;
         n -= chunk;
     }
@@ -93,7 +130,7 @@ static int drain_early(struct console *c)
         buf[i] = sh->console_ring[(c->cons + i) % PERCH_CONSOLE_RING_BYTES];
     c->cons = prod;
     __atomic_store_n(&sh->console_cons, c->cons, __ATOMIC_RELEASE);
-    emit(c, &c->seq_early, &c->mark_early, buf, used);
+    emit(c, &c->osc_early, buf, used);
     return 0;
 }
 
@@ -107,7 +144,7 @@ static int drain_hvc(struct console *c)
     n = hvc_ring_read(&c->hvc, buf, c->problem, sizeof(c->problem));
     if (n < 0)
         return broken(c);
-    emit(c, &c->seq_hvc, &c->mark_hvc, buf, n);
+    emit(c, &c->osc_hvc, buf, n);
     return 0;
 }
 
@@ -265,11 +302,28 @@ static int serve(struct console *c, const struct pollfd fds[NR_FDS],
     return 0;
 }
 
+/* The thread faces the guest's rings, so it enters the sandbox before it
+ * reads a byte of them; console_start() waits to hear how that went. */
+static bool confine(struct console *c)
+{
+    struct error e;
+    bool ok = !c->cfg.sandbox || sandbox_enter(&e) == 0;
+
+    if (!ok)
+        snprintf(c->problem, sizeof(c->problem), "%.*s",
+                 (int)sizeof(c->problem) - 1, e.msg);
+    c->confined = ok;
+    sem_post(&c->started);
+    return ok;
+}
+
 static void *console_thread(void *arg)
 {
     struct console *c = arg;
     struct pollfd fds[NR_FDS];
 
+    if (!confine(c))
+        return NULL;
     for (;;) {
         nfds_t nfds = wait_set(c, fds);
         int n = poll(fds, nfds, wait_ms(c));
@@ -280,8 +334,9 @@ static void *console_thread(void *arg)
             continue;
         if (fds[FD_STOP].revents)
             break;
-        if (serve(c, fds, nfds, n == 0)) {
-            if (atomic_load(&c->broken) || atomic_load(&c->quit))
+        if (serve(c, fds, nfds, n == 0) || atomic_load(&c->out_errno)) {
+            if (atomic_load(&c->broken) || atomic_load(&c->quit) ||
+                atomic_load(&c->out_errno))
                 stop_vcpu(c);
             break;
         }
@@ -300,40 +355,39 @@ int console_start(struct console *c, const struct console_config *cfg)
     c->exit_status = -1;
     c->input_open = cfg->in_fd >= 0;
     c->retry_ms = INPUT_RETRY_MS;
-    exit_seq_init(&c->seq_early);
-    exit_seq_init(&c->seq_hvc);
-    mark_seq_init(&c->mark_early, cfg->on_mark, cfg->mark_arg);
-    mark_seq_init(&c->mark_hvc, cfg->on_mark, cfg->mark_arg);
+    osc_filter_init(&c->osc_early, console_kinds, NR_CONSOLE_KINDS, c);
+    osc_filter_init(&c->osc_hvc, console_kinds, NR_CONSOLE_KINDS, c);
     if (cfg->hvc_page)
         hvc_ring_init(&c->hvc, cfg->hvc_page);
     c->stop_fd = eventfd(0, EFD_CLOEXEC);
     if (c->stop_fd < 0)
         return -1;
     pthread_mutex_init(&c->lock, NULL);
+    sem_init(&c->started, 0, 0);
     /* Signals (Ctrl-C, the SIGUSR1 kick) belong to the vCPU thread. */
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     rc = pthread_create(&c->thread, NULL, console_thread, c);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    c->running = rc == 0;
-    return rc ? -1 : 0;
+    if (rc)
+        return -1;
+    while (sem_wait(&c->started) && errno == EINTR)
+        ;
+    if (!c->confined) {
+        pthread_join(c->thread, NULL);
+        return -1;
+    }
+    c->running = 1;
+    return 0;
 }
 
-/* What the filters still hold at the end goes out as it was: the exit
- * filter's through the mark filter, which then gives up its own. */
-static void flush_stream(struct console *c, struct exit_seq *seq,
-                         struct mark_seq *marks)
-{
-    uint8_t out[EXIT_SEQ_HELD_MAX + MARK_SEQ_HELD_MAX];
-
-    put_marked(c, marks, out, exit_seq_flush(seq, out));
-    put(c, out, mark_seq_flush(marks, out));
-}
-
+/* What the filters still hold at the end goes out as it was. */
 static void flush_filters(struct console *c)
 {
-    flush_stream(c, &c->seq_early, &c->mark_early);
-    flush_stream(c, &c->seq_hvc, &c->mark_hvc);
+    uint8_t out[OSC_HELD_MAX];
+
+    put(c, out, osc_filter_flush(&c->osc_early, out));
+    put(c, out, osc_filter_flush(&c->osc_hvc, out));
 }
 
 int console_stop(struct console *c)
@@ -359,11 +413,22 @@ int console_verdict(struct console *c, struct error *e)
         fail(e, "guest stopped: %s", c->problem);
         return STATUS_GUEST_STOPPED;
     }
+    if (console_output_failed(c, e))
+        return STATUS_ERROR;
     if (atomic_load(&c->quit)) {
         fail(e, "quit by Ctrl-A x");
         return STATUS_POWEROFF;
     }
     return -1;
+}
+
+bool console_output_failed(struct console *c, struct error *e)
+{
+    int err = atomic_load(&c->out_errno);
+
+    if (err)
+        fail(e, "cannot write the guest's output: %s", strerror(err));
+    return err != 0;
 }
 
 int console_exit_status(struct console *c)

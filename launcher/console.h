@@ -8,9 +8,9 @@
  * Both ring the same ioeventfd doorbell, so output appears while the vCPU
  * runs, without an exit. A thread sleeps on it and drains both, the early
  * console first: Linux moves from one to the other, so that keeps the
- * order in which the guest wrote, as far as two rings can show it. Both
- * streams go through the exit-status filter (exit_seq.h), then the
- * counter-mark filter (mark_seq.h).
+ * order in which the guest wrote, as far as two rings can show it. Each
+ * stream goes through its own sequence filter (osc_filter.h), which takes
+ * out the exit status and the counter marks.
  *
  * The same thread feeds the input: stdin into hvc0's in[] as there is room
  * (what does not fit waits), then one interrupt to the guest
@@ -25,16 +25,16 @@
 #define PERCH_CONSOLE_H
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "../abi/layout.h"
 #include "error.h"
-#include "exit_seq.h"
 #include "hvc_ring.h"
 #include "keys.h"
-#include "mark_seq.h"
+#include "osc_filter.h"
 
 /* Input read but not yet in in[]: at most this much waits. */
 #define CONSOLE_INPUT_MAX 4096
@@ -48,8 +48,9 @@ struct console_config {
      * bench` parses it); called with the output lock held. */
     void (*output)(void *arg, const uint8_t *bytes, size_t n);
     void *output_arg;
-    /* Each counter mark the guest writes (may be NULL); with the lock. */
-    mark_seq_fn *on_mark;
+    /* Each counter mark the guest writes (may be NULL); with the lock.
+     * name is NUL-ended; end is false for "begin". */
+    void (*on_mark)(void *arg, const char *name, bool end);
     void *mark_arg;
     int in_fd;                     /* the guest's input; -1: none */
     bool keys;                     /* in_fd is the user's terminal */
@@ -59,6 +60,7 @@ struct console_config {
     /* kvm_run.immediate_exit: set before the vCPU thread is kicked, so a
      * KVM_RUN entered just after the kick returns at once (may be NULL). */
     volatile uint8_t *vcpu_immediate_exit;
+    bool sandbox;                  /* the thread enters sandbox.h's filter */
 };
 
 struct console {
@@ -68,12 +70,13 @@ struct console {
     pthread_t thread;
     pthread_t vcpu_thread;    /* kicked with SIGUSR1 to stop the guest */
     int running;
+    sem_t started;            /* the thread has tried to confine itself */
+    bool confined;            /* ... and did (or needed not) */
 
     /* Output (under lock). */
     uint32_t cons;            /* early console: the Launcher's own copy */
     struct hvc_ring hvc;
-    struct exit_seq seq_early, seq_hvc;
-    struct mark_seq mark_early, mark_hvc;
+    struct osc_filter osc_early, osc_hvc;
     int exit_status;          /* the guest's last "perch-exit" N; -1: none */
 
     /* Input (the thread only). */
@@ -87,9 +90,12 @@ struct console {
     /* Why the guest must stop (set once, read by the vCPU thread). */
     atomic_int broken;        /* a ring was corrupted: problem says how */
     atomic_int quit;          /* Ctrl-A x */
+    atomic_int out_errno;     /* writing out_fd failed with it; 0: fine */
     char problem[128];
 };
 
+/* Start the thread; -1 if it cannot start (c->problem may say why: the
+ * sandbox refused). Signals stay with the calling thread, the vCPU's. */
 int console_start(struct console *c, const struct console_config *cfg);
 
 /* Copy out what the rings hold; -1 (and c->problem) if an index is bad. */
@@ -100,9 +106,14 @@ int console_drain(struct console *c);
 int console_stop(struct console *c);
 
 /* Must the guest stop for the console's sake? -1 if not; else perch's
- * exit status, with e filled: a corrupted ring (STATUS_GUEST_STOPPED) or
- * Ctrl-A x (STATUS_POWEROFF, "quit by Ctrl-A x"). */
+ * exit status, with e filled: a corrupted ring (STATUS_GUEST_STOPPED),
+ * stdout that cannot be written (STATUS_ERROR) or Ctrl-A x
+ * (STATUS_POWEROFF, "quit by Ctrl-A x"). */
 int console_verdict(struct console *c, struct error *e);
+
+/* Did writing the guest's output to out_fd fail (a closed pipe, a full
+ * disk)? If so, e says how. */
+bool console_output_failed(struct console *c, struct error *e);
 
 /* The status the guest asked for with "\033]perch-exit;N\007"; -1: none. */
 int console_exit_status(struct console *c);

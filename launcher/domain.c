@@ -176,13 +176,11 @@ static int check_segment(const struct guest_memory *gm,
     const struct pv_segment *s = &img->segments[i];
     uint64_t va, pfn_end;
 
-    if (s->filesz > s->memsz || s->memsz > MAX_SIZE_BYTES)
-        return fail(e, "kernel segment %u: bad sizes (filesz %#llx, memsz %#llx)",
-                    i, (unsigned long long)s->filesz,
-                    (unsigned long long)s->memsz);
-    if (s->file_offset > img->file_size ||
-        s->filesz > img->file_size - s->file_offset)
-        return fail(e, "kernel segment %u: file bytes lie outside the image", i);
+    /* Where its file bytes lie was checked by pv_image_parse(), the one
+     * place that rules on the file; the sizes here are about memory. */
+    if (s->memsz > MAX_SIZE_BYTES)
+        return fail(e, "kernel segment %u: memory size %#llx is too large",
+                    i, (unsigned long long)s->memsz);
     if (s->paddr < img->paddr_offset)
         return fail(e, "kernel segment %u (paddr %#llx) lies below virt_base",
                     i, (unsigned long long)s->paddr);
@@ -518,7 +516,8 @@ static int load_kernel(const struct guest_memory *gm, const struct plan *p,
     for (unsigned i = 0; i < img->nr_segments; i++) {
         const struct pv_segment *s = &img->segments[i];
 
-        if (guest_write(gm, s->paddr - img->paddr_offset,
+        /* No file bytes: its offset may lie anywhere, even past the end. */
+        if (s->filesz && guest_write(gm, s->paddr - img->paddr_offset,
                         img->file + s->file_offset, s->filesz))
             return not_in_memory(e, "a kernel segment");
     }
@@ -661,12 +660,8 @@ static void fill_start_info(struct start_info *si,
             si->flags |= SIF_MOD_START_PFN;
         }
     }
-    if (cfg->cmdline) {
-        size_t n = strnlen(cfg->cmdline, MAX_GUEST_CMDLINE - 1);
-
-        memcpy(si->cmd_line, cfg->cmdline, n);
-        si->cmd_line[n] = '\0';
-    }
+    if (cfg->cmdline)   /* its length was checked by domain_build() */
+        memcpy(si->cmd_line, cfg->cmdline, strlen(cfg->cmdline) + 1);
     if (!p->p2m_in_kernel_map) {
         si->first_p2m_pfn = p->p2m_pfn;
         si->nr_p2m_frames = p->p2m_pages + pt_map_tables(&p->p2m_map);
@@ -715,6 +710,11 @@ int domain_build(struct guest_memory *gm, const struct pv_image *img,
 
     if (check_kernel(gm, img, e) || check_hypercall_page(img, e))
         return -1;
+    /* Cut, it would boot the guest with a command line nobody asked for. */
+    if (cfg->cmdline && strlen(cfg->cmdline) >= MAX_GUEST_CMDLINE)
+        return fail(e, "the kernel command line is %zu bytes, more than the "
+                    "%d a PV guest's start_info holds",
+                    strlen(cfg->cmdline), MAX_GUEST_CMDLINE - 1);
     if (cfg->initrd && cfg->initrd_bytes > MAX_SIZE_BYTES)
         return fail(e, "the initrd (%llu bytes) does not fit in guest memory",
                     (unsigned long long)cfg->initrd_bytes);

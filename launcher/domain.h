@@ -49,8 +49,11 @@ struct domain_layout {
     uint64_t pfns_used;             /* pfns handed out by the builder */
 };
 
-/* Build the domain into gm. Returns 0, or -1 with e filled (for instance
- * when a segment lies outside guest memory or memory is too small). */
+/* Build the domain into gm from an image pv_image_parse() accepted (its
+ * rules on the file, such as where segment bytes lie, are not checked
+ * again). Returns 0, or -1 with e filled (for instance when a segment lies
+ * outside guest memory, memory is too small or the command line is longer
+ * than start_info's MAX_GUEST_CMDLINE - 1 bytes). */
 int domain_build(struct guest_memory *gm, const struct pv_image *img,
                  const struct domain_config *cfg, struct domain_layout *out,
                  struct error *e);

@@ -2,6 +2,8 @@
  * One way to report failure in the Launcher: a function that cannot do its
  * job fills a struct error with one line saying what is wrong and returns -1.
  * Callers add nothing but may prefix context; main() prints it and exits.
+ * fail() shows every byte outside printable ASCII as \xNN, so a message
+ * may quote untrusted bytes (note strings, file names) as they are.
  */
 #ifndef PERCH_ERROR_H
 #define PERCH_ERROR_H

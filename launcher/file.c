@@ -14,7 +14,9 @@
 int file_read_all(const char *path, struct file_data *f, struct error *e)
 {
     struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO (or a tty, a device) must not wait for a
+     * writer before fstat() can refuse it; a regular file ignores it. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     size_t done = 0;
 
     f->bytes = NULL;

@@ -10,6 +10,8 @@
  */
 #include "launch.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -24,6 +26,7 @@
 #include "kernel_image.h"
 #include "kvm.h"
 #include "run.h"
+#include "sandbox.h"
 #include "stats.h"
 #include "status.h"
 #include "terminal.h"
@@ -227,7 +230,8 @@ static void drive_console(struct launch *l, struct console_config *cfg)
 
 /* Serve both console rings; stdin feeds hvc0 (from a terminal in raw mode,
  * restored however perch ends: terminal.h). */
-static int start_console(struct launch *l, struct console *c, struct error *e)
+static int start_console(struct launch *l, struct console *c, bool sandbox,
+                         struct error *e)
 {
     int tty = l->io ? -1 : terminal_raw(STDIN_FILENO);
     struct console_config cfg = {
@@ -240,15 +244,86 @@ static int start_console(struct launch *l, struct console *c, struct error *e)
         .notify_guest = notify_console,
         .notify_arg = &l->vm,
         .vcpu_immediate_exit = &l->vm.run->immediate_exit,
+        .sandbox = sandbox,
     };
 
     if (l->io)
         drive_console(l, &cfg);
     if (console_start(c, &cfg)) {
         terminal_restore();
-        return fail(e, "cannot start the console thread");
+        return fail(e, "cannot start the console thread%s%s",
+                    c->problem[0] ? ": " : "", c->problem);
     }
     return 0;
+}
+
+/* The run itself, on the vCPU thread: both guest-facing threads enter the
+ * sandbox (sandbox.h) before the guest runs, and the console's last
+ * output is drained there too. What the caller's thread does after the
+ * run (terminal, report, teardown) stays outside. */
+struct run_phase {
+    struct launch *l;
+    bool sandbox;
+    struct console console;
+    struct guest_run run;
+    struct error e;
+    int status;
+};
+
+static int run_guest(struct run_phase *p)
+{
+    int status;
+
+    if (start_console(p->l, &p->console, p->sandbox, &p->e))
+        return STATUS_ERROR;
+    if (p->sandbox && sandbox_enter(&p->e)) {
+        console_stop(&p->console);
+        return STATUS_ERROR;
+    }
+    status = guest_run(&p->run, &p->e);
+    /* A ring the guest corrupted on its way out still breaks the rules. */
+    if (console_stop(&p->console) && status != STATUS_GUEST_STOPPED) {
+        fail(&p->e, "guest stopped: %s", p->console.problem);
+        status = STATUS_GUEST_STOPPED;
+    }
+    /* Output lost at the very end still fails the run, as cat would. */
+    if (status == STATUS_POWEROFF && console_output_failed(&p->console, &p->e))
+        status = STATUS_ERROR;
+    return status;
+}
+
+static void *vcpu_thread(void *arg)
+{
+    struct run_phase *p = arg;
+    sigset_t none;
+
+    sigemptyset(&none);
+    pthread_sigmask(SIG_SETMASK, &none, NULL);   /* the stop signals are ours */
+    p->status = run_guest(p);
+    return NULL;
+}
+
+/* Run the guest on a thread of its own, which takes SIGINT, SIGTERM and
+ * the SIGUSR1 kick (guest_run_signals()) while this one waits. */
+static int run_on_vcpu_thread(struct run_phase *p, struct error *e)
+{
+    sigset_t stops, old;
+    pthread_t t;
+
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &stops, &old);
+    if (pthread_create(&t, NULL, vcpu_thread, p)) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return fail(e, "cannot start the vCPU thread");
+    }
+    pthread_join(t, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (p->e.msg[0])
+        *e = p->e;
+    return p->status;
 }
 
 static void release(struct launch *l)
@@ -271,38 +346,39 @@ int launch_with(const struct options *o, const struct launch_io *io,
 {
     struct launch l;
     struct options chosen;
-    struct console console;
-    struct guest_run run;
+    struct run_phase p;
+    struct sigaction ignore = { .sa_handler = SIG_IGN }, old_pipe;
     int status = STATUS_ERROR;
 
     memset(&l, 0, sizeof(l));
     l.doorbell_fd = -1;
     l.io = io;
-    l.stats = &run.stats;
+    l.stats = &p.run.stats;
     l.vm.kvm_fd = l.vm.vm_fd = l.vm.vcpu_fd = -1;
+    sigaction(SIGPIPE, NULL, &old_pipe);   /* restored at the end */
     if (choose_kernel(&l, o, &chosen, e) || load_files(&l, &chosen, e) ||
         build_memory(&l, &chosen, e) || start_vm(&l, &chosen, e))
         goto out;
+    /* A closed stdout must be a write error that ends the run with a
+     * message (console.h), not a silent death by SIGPIPE. */
+    sigaction(SIGPIPE, &ignore, NULL);
     guest_run_signals();
     /* Before the console starts: its marks read run.stats. */
-    run = (struct guest_run){ .vm = &l.vm, .hole = &l.hole, .console = &console,
-                              .stats.tsc_khz = kvm_tsc_khz(&l.vm) };
-    if (start_console(&l, &console, e))
-        goto out;
-    status = guest_run(&run, e);
-    /* A ring the guest corrupted on its way out still breaks the rules. */
-    if (console_stop(&console) && status != STATUS_GUEST_STOPPED) {
-        fail(e, "guest stopped: %s", console.problem);
-        status = STATUS_GUEST_STOPPED;
-    }
+    p = (struct run_phase){
+        .l = &l, .sandbox = !o->no_sandbox,
+        .run = { .vm = &l.vm, .hole = &l.hole, .console = &p.console,
+                 .stats.tsc_khz = kvm_tsc_khz(&l.vm) },
+    };
+    status = run_on_vcpu_thread(&p, e);
     terminal_restore();
     /* A guest that powered off may have said which status it wants. */
-    if (status == STATUS_POWEROFF && !atomic_load(&console.quit) &&
-        console_exit_status(&console) >= 0)
-        status = console_exit_status(&console);
+    if (status == STATUS_POWEROFF && !atomic_load(&p.console.quit) &&
+        console_exit_status(&p.console) >= 0)
+        status = console_exit_status(&p.console);
     if (o->stats)
-        stats_print(stderr, l.hole.shared, &run.stats);
+        stats_print(stderr, l.hole.shared, &p.run.stats);
 out:
     release(&l);
+    sigaction(SIGPIPE, &old_pipe, NULL);
     return status;
 }

@@ -13,7 +13,7 @@
 
 /* A run that a program drives instead of a person (`perch bench`): the
  * guest's console output goes to output instead of stdout, stdin is left
- * alone, and each counter mark (mark_seq.h) comes with perch's counters at
+ * alone, and each counter mark (osc_filter.h) comes with perch's counters at
  * that moment. Both are called on the console's threads, under its lock. */
 struct launch_io {
     void (*output)(void *arg, const uint8_t *bytes, size_t n);

@@ -19,7 +19,7 @@ int main(int argc, char **argv)
     int status;
 
     if (cli_parse(argc, argv, &o, &e)) {
-        fprintf(stderr, "perch: %s\ntry 'perch --help'\n", e.msg);
+        fprintf(stderr, "perch: %s (try 'perch --help')\n", e.msg);
         return STATUS_USAGE;
     }
     switch (o.command) {

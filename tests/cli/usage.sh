@@ -66,6 +66,9 @@ expect_error unknown_command 2 "unknown command 'frobnicate'"
 perch_run unknown_long_option run --bogus "$HELLO"
 expect_error unknown_long_option 2 "unknown option '--bogus'"
 
+# The usage hint rides on the one line.
+expect_line unknown_long_option err "^perch: unknown option '--bogus' \\(try 'perch --help'\\)\$"
+
 perch_run unknown_short_option run -q "$HELLO"
 expect_error unknown_short_option 2 "unknown option '-q'"
 
@@ -119,3 +122,16 @@ expect_error extra_argument 2 "unexpected argument 'extra'"
 
 perch_run extra_argument_with_kernel_option run --kernel "$HELLO" extra
 expect_error extra_argument_with_kernel_option 2 "unexpected argument 'extra'"
+
+# A value option given twice is refused, whichever spelling: last-wins
+# would quietly drop one of the values.
+for args in "--mem 64 --mem 128" "-m 64 --mem 128" "--mem=64 -m128" \
+            "--kernel $HELLO --kernel $HELLO" "--initrd $HELLO --initrd $HELLO" \
+            "--cmdline a --cmdline b" "--cmdline= --cmdline="; do
+    opt=${args%% *}
+    opt=${opt%%=*}
+    [ "$opt" = -m ] && opt=--mem
+    name=twice_$(echo "$args" | tr -c 'a-z0-9\n' _)
+    perch_run "$name" run $args "$HELLO"
+    expect_error "$name" 2 "option $opt given twice"
+done

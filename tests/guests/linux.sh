@@ -81,3 +81,35 @@ if sed -n '/Switcher visits/,/total/p' "$TMP/stats_noiso.err" | grep -q 'guest-u
 else
     pass linux/no_isolation_syscalls_skip_ring0
 fi
+
+# Output nobody reads any more ends the run (issue 12's reproducer): perch
+# stops with status 1 and one line, instead of feeding `yes` for ever.
+timeout 60 "$PERCH" run -- /bin/yes 2>"$TMP/yes_head.err" </dev/null | head -c 10 >/dev/null
+status=${PIPESTATUS[0]}
+expect_status yes_head 1
+expect_line yes_head err "^perch: cannot write the guest's output: Broken pipe$"
+
+# The sandbox (launcher/sandbox.h): while the guest runs, perch's vCPU and
+# console threads are in seccomp filter mode and the main thread is not;
+# --no-sandbox leaves every thread free. (test_sandbox shows what the
+# filter refuses.)
+# confined_threads [OPTIONS]: how many of perch's threads are confined
+# while `sleep 3` runs in the guest (the largest count seen).
+confined_threads() {
+    local pid most=0 n
+    "$PERCH" run "$@" -- /bin/sleep 3 >/dev/null 2>&1 </dev/null &
+    pid=$!
+    for _ in $(seq 1 100); do
+        n=$(grep -l 'Seccomp:[[:space:]]*2' /proc/$pid/task/*/status 2>/dev/null | wc -l)
+        [ "$n" -gt "$most" ] && most=$n
+        grep -q 'Seccomp:[[:space:]]*2' /proc/$pid/status 2>/dev/null && most=-1 && break
+        kill -0 $pid 2>/dev/null || break
+        sleep 0.1
+    done
+    wait $pid
+    echo "$most"
+}
+n=$(confined_threads)
+if [ "$n" -ge 2 ]; then pass sandbox/threads_confined; else fail sandbox/threads_confined "$n confined threads (-1: the main thread too), want the vCPU and console threads"; fi
+n=$(confined_threads --no-sandbox)
+if [ "$n" -eq 0 ]; then pass sandbox/no_sandbox; else fail sandbox/no_sandbox "$n confined threads with --no-sandbox"; fi

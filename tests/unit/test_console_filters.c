@@ -1,44 +1,68 @@
 /*
  * Unit tests of the console's two filters: the guest's exit-status
- * sequence "\033]perch-exit;N\007" taken out of its output
- * (launcher/exit_seq.c), however the output is split, and the Ctrl-A
- * commands taken out of typed input (launcher/keys.c).
+ * sequence "\033]perch-exit;N\007" taken out of its output by the
+ * sequence filter (launcher/osc_filter.c, kind "exit"), however the output
+ * is split, and the Ctrl-A commands taken out of typed input
+ * (launcher/keys.c).
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "check.h"
 
-#include "../../launcher/exit_seq.h"
 #include "../../launcher/keys.h"
+#include "../../launcher/osc_filter.h"
 
 #define SEQ(n) "\033]perch-exit;" n "\007"
+/* The most an exit sequence holds back: its prefix and three digits. */
+#define EXIT_HELD_MAX (sizeof("\033]perch-exit;") - 1 + OSC_EXIT_PAYLOAD_MAX)
 
-/* ---- exit_seq ---- */
+/* ---- the exit kind ---- */
 
 static uint8_t out[4096];
 static size_t out_len;
+static int status;        /* the last N taken; -1: none */
+
+static bool take_exit(void *arg, const char *payload)
+{
+    int n = osc_exit_status(payload);
+
+    (void)arg;
+    if (n >= 0)
+        status = n;
+    return n >= 0;
+}
+
+static const struct osc_kind exit_kind[] = {
+    { "exit", OSC_EXIT_PAYLOAD_MAX, take_exit },
+};
+
+static void start(struct osc_filter *s)
+{
+    osc_filter_init(s, exit_kind, 1, NULL);
+    status = -1;
+}
 
 /* Feed `text` in pieces cut at `cuts` (ascending offsets), then flush. */
-static int feed_cut(struct exit_seq *s, const char *text, const size_t *cuts,
+static int feed_cut(struct osc_filter *s, const char *text, const size_t *cuts,
                     size_t ncuts)
 {
     size_t len = strlen(text), from = 0;
 
-    exit_seq_init(s);
+    start(s);
     out_len = 0;
     for (size_t i = 0; i <= ncuts; i++) {
         size_t to = i < ncuts ? cuts[i] : len;
 
-        out_len += exit_seq_filter(s, (const uint8_t *)text + from, to - from,
+        out_len += osc_filter_feed(s, (const uint8_t *)text + from, to - from,
                                    out + out_len);
         from = to;
     }
-    out_len += exit_seq_flush(s, out + out_len);
-    return s->status;
+    out_len += osc_filter_flush(s, out + out_len);
+    return status;
 }
 
-static int feed(struct exit_seq *s, const char *text)
+static int feed(struct osc_filter *s, const char *text)
 {
     return feed_cut(s, text, NULL, 0);
 }
@@ -50,7 +74,7 @@ static bool out_is(const char *want)
 
 static void plain_text_passes(void)
 {
-    struct exit_seq s;
+    struct osc_filter s;
 
     CHECK(feed(&s, "Hello\r\nworld\n") == -1);
     CHECK(out_is("Hello\r\nworld\n"));
@@ -58,7 +82,7 @@ static void plain_text_passes(void)
 
 static void sequence_is_taken_out(void)
 {
-    struct exit_seq s;
+    struct osc_filter s;
 
     CHECK(feed(&s, "bye" SEQ("7") "\r\n") == 7);
     CHECK(out_is("bye\r\n"));
@@ -70,7 +94,7 @@ static void sequence_is_taken_out(void)
 
 static void last_sequence_wins(void)
 {
-    struct exit_seq s;
+    struct osc_filter s;
 
     CHECK(feed(&s, SEQ("1") "a" SEQ("2") "b") == 2);
     CHECK(out_is("ab"));
@@ -82,7 +106,7 @@ static void split_at_every_boundary(void)
 {
     const char *text = "x\033[1m" SEQ("42") "\033y";
     size_t len = strlen(text);
-    struct exit_seq s;
+    struct osc_filter s;
 
     for (size_t i = 0; i <= len; i++) {
         CHECK(feed_cut(&s, text, &i, 1) == 42);
@@ -100,7 +124,7 @@ static void byte_by_byte(void)
 {
     const char *text = "abc" SEQ("9") "def";
     size_t cuts[64], n = strlen(text) - 1;
-    struct exit_seq s;
+    struct osc_filter s;
 
     for (size_t i = 0; i < n; i++)
         cuts[i] = i + 1;
@@ -126,7 +150,7 @@ static void near_misses_pass_unchanged(void)
         "\033",
         "]perch-exit;1\007",            /* no ESC */
     };
-    struct exit_seq s;
+    struct osc_filter s;
 
     for (size_t m = 0; m < sizeof(misses) / sizeof(misses[0]); m++) {
         size_t len = strlen(misses[m]);
@@ -141,7 +165,7 @@ static void near_misses_pass_unchanged(void)
 /* An ESC that breaks off a beginning may begin the real thing. */
 static void restart_inside_a_miss(void)
 {
-    struct exit_seq s;
+    struct osc_filter s;
 
     CHECK(feed(&s, "\033" SEQ("3")) == 3);
     CHECK(out_is("\033"));
@@ -154,36 +178,36 @@ static void restart_inside_a_miss(void)
 /* A beginning is held back, not lost, until the rest comes. */
 static void held_until_decided(void)
 {
-    struct exit_seq s;
+    struct osc_filter s;
     size_t n;
 
-    exit_seq_init(&s);
-    n = exit_seq_filter(&s, (const uint8_t *)"ok\033]perch", 9, out);
+    start(&s);
+    n = osc_filter_feed(&s, (const uint8_t *)"ok\033]perch", 9, out);
     CHECK(n == 2 && memcmp(out, "ok", 2) == 0);
     CHECK(s.nheld == 7);
-    n = exit_seq_filter(&s, (const uint8_t *)"-exit;12", 8, out);
+    n = osc_filter_feed(&s, (const uint8_t *)"-exit;12", 8, out);
     CHECK(n == 0);
-    CHECK(s.nheld == EXIT_SEQ_HELD_MAX - 1);
-    n = exit_seq_filter(&s, (const uint8_t *)"3", 1, out);
-    CHECK(n == 0 && s.nheld == EXIT_SEQ_HELD_MAX);
-    n = exit_seq_filter(&s, (const uint8_t *)"4", 1, out);
-    CHECK(n == EXIT_SEQ_HELD_MAX + 1);
+    CHECK(s.nheld == EXIT_HELD_MAX - 1);
+    n = osc_filter_feed(&s, (const uint8_t *)"3", 1, out);
+    CHECK(n == 0 && s.nheld == EXIT_HELD_MAX);
+    n = osc_filter_feed(&s, (const uint8_t *)"4", 1, out);
+    CHECK(n == EXIT_HELD_MAX + 1);
     CHECK(memcmp(out, "\033]perch-exit;1234", n) == 0);
-    CHECK(s.status == -1 && s.nheld == 0);
+    CHECK(status == -1 && s.nheld == 0);
 }
 
 /* The worst case of output per call: everything held plus the input. */
 static void output_bound(void)
 {
-    struct exit_seq s;
-    uint8_t big[EXIT_SEQ_HELD_MAX + 5];
+    struct osc_filter s;
+    uint8_t big[OSC_HELD_MAX + 5];
     size_t n;
 
-    exit_seq_init(&s);
-    CHECK(exit_seq_filter(&s, (const uint8_t *)"\033]perch-exit;12", 15, big) == 0);
-    n = exit_seq_filter(&s, (const uint8_t *)"abcde", 5, big);
+    start(&s);
+    CHECK(osc_filter_feed(&s, (const uint8_t *)"\033]perch-exit;12", 15, big) == 0);
+    n = osc_filter_feed(&s, (const uint8_t *)"abcde", 5, big);
     CHECK(n == 15 + 5);
-    CHECK(n <= 5 + EXIT_SEQ_HELD_MAX);
+    CHECK(n <= 5 + OSC_HELD_MAX);
 }
 
 /* ---- keys ---- */

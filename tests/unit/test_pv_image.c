@@ -843,6 +843,19 @@ static void segment_past_eof(void)
     CHECK_FAILS(&im, "segment 1 extends past end of file");
 }
 
+/* The one rule on where file bytes lie (domain.c trusts it): a segment
+ * with none (a bss) needs no valid offset, as in Xen's libelf. */
+static void segment_without_file_bytes_needs_no_offset(void)
+{
+    struct image im;
+
+    build_usual(&im, 0);
+    phdr(&im, 1)->p_filesz = 0;
+    phdr(&im, 1)->p_offset = im.size + 0x10000;
+    CHECK_PARSES(&im);
+    CHECK(img.segments[0].filesz == 0 && img.segments[0].memsz == LOAD_MEMSZ);
+}
+
 static void segment_offset_wraps(void)
 {
     struct image im;
@@ -1152,6 +1165,7 @@ int main(void)
     RUN(phentsize_wrong);
     RUN(no_program_headers);
     RUN(segment_past_eof);
+    RUN(segment_without_file_bytes_needs_no_offset);
     RUN(segment_offset_wraps);
     RUN(filesz_above_memsz);
     RUN(segment_paddr_wraps);

@@ -1,47 +1,77 @@
 /*
- * Unit tests of the counter-mark filter (launcher/mark_seq.c): perchbench's
- * "\033]perch-mark;NAME;begin\007" and ";end\007" are taken out of the
- * guest's output and reported in order, however the output is split;
- * anything else passes through byte for byte.
+ * Unit tests of the sequence filter's "mark" kind (launcher/osc_filter.c):
+ * perchbench's "\033]perch-mark;NAME;begin\007" and ";end\007" are taken
+ * out of the guest's output and reported in order, however the output is
+ * split; anything else passes through byte for byte. Then both of the
+ * console's kinds in one filter.
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 
-#include "../../launcher/mark_seq.h"
+#include "../../launcher/osc_filter.h"
 
 #define MARK(n, w) "\033]perch-mark;" n ";" w "\007"
 
 static uint8_t out[4096];
 static size_t out_len;
-static char seen[512];   /* "+pipe -pipe ": + begin, - end */
+static char seen[512];   /* "+pipe -pipe =7 ": + begin, - end, = exit */
 
-static void on_mark(void *arg, const char *name, bool end)
+static bool take_mark(void *arg, const char *payload)
 {
+    char name[OSC_MARK_NAME_MAX + 1];
+    bool end;
+
     (void)arg;
+    if (!osc_mark(payload, name, &end))
+        return false;
     strcat(seen, end ? "-" : "+");
     strcat(seen, name);
     strcat(seen, " ");
+    return true;
 }
 
-/* Feed text in pieces of `step` bytes, then flush. */
-static void feed_step(const char *text, size_t step)
+static bool take_exit(void *arg, const char *payload)
 {
-    struct mark_seq s;
+    int n = osc_exit_status(payload);
+
+    (void)arg;
+    if (n >= 0)
+        sprintf(seen + strlen(seen), "=%d ", n);
+    return n >= 0;
+}
+
+static const struct osc_kind kinds[] = {
+    { "mark", OSC_MARK_PAYLOAD_MAX, take_mark },
+    { "exit", OSC_EXIT_PAYLOAD_MAX, take_exit },
+};
+
+/* Feed text in pieces of `step` bytes through a filter of the first
+ * nkinds kinds, then flush. */
+static void feed_kinds(const char *text, size_t step, size_t nkinds)
+{
+    struct osc_filter s;
     size_t len = strlen(text);
 
-    mark_seq_init(&s, on_mark, NULL);
+    osc_filter_init(&s, kinds, nkinds, NULL);
     out_len = 0;
     seen[0] = '\0';
     for (size_t from = 0; from < len; from += step) {
         size_t n = len - from < step ? len - from : step;
 
-        out_len += mark_seq_filter(&s, (const uint8_t *)text + from, n,
+        out_len += osc_filter_feed(&s, (const uint8_t *)text + from, n,
                                    out + out_len);
     }
-    out_len += mark_seq_flush(&s, out + out_len);
+    out_len += osc_filter_flush(&s, out + out_len);
+}
+
+/* The mark kind alone. */
+static void feed_step(const char *text, size_t step)
+{
+    feed_kinds(text, step, 1);
 }
 
 static bool out_is(const char *want)
@@ -100,11 +130,26 @@ static void long_name_is_not_a_mark(void)
 {
     char text[128] = "\033]perch-mark;";
 
-    memset(text + strlen(text), 'n', MARK_SEQ_NAME_MAX + 1);
+    memset(text + strlen(text), 'n', OSC_MARK_NAME_MAX + 1);
     strcat(text, ";end\007");
     feed_step(text, 5);
     CHECK(out_is(text));
     CHECK(seen[0] == '\0');
+}
+
+/* The console's two kinds in one filter, cut into pieces of every size:
+ * each sequence is taken out in order, a near miss of either passes. */
+static void both_kinds_in_one_filter(void)
+{
+    const char *text = "a" MARK("pipe", "begin") "\033]perch-exi" "b"
+                       "\033]perch-exit;300\007" MARK("pipe", "end")
+                       "\033]perch-ma\033]perch-exit;7\007c";
+
+    for (size_t step = 1; step <= strlen(text); step++) {
+        feed_kinds(text, step, 2);
+        CHECK(out_is("a\033]perch-exib\033]perch-exit;300\007\033]perch-mac"));
+        CHECK(!strcmp(seen, "+pipe -pipe =7 "));
+    }
 }
 
 int main(void)
@@ -114,5 +159,6 @@ int main(void)
     RUN(near_misses_pass_unchanged);
     RUN(miss_then_mark);
     RUN(long_name_is_not_a_mark);
+    RUN(both_kinds_in_one_filter);
     return check_exit_status();
 }
