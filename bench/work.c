@@ -21,12 +21,16 @@
 
 #define TEXT_BYTES "33554432"   /* 32 MiB */
 
-/* 32 MiB of text (to the end of the line that reaches it), line by line
- * from awk straight into the file: CPU-bound, and gzip's input. */
+/* 32 MiB of text (to the end of the line that reaches it) from awk into
+ * the file, 64 lines to a write: CPU-bound, and gzip's input. (busybox
+ * awk writes every print at once: line by line this would be 530,000
+ * write system calls, a system-call benchmark, which the micro group has.) */
 #define MAKE_TEXT                                                         \
     "awk 'BEGIN { for (i = 0; n < " TEXT_BYTES "; i++) { s = sprintf(\"%d " \
     "%x the quick brown fox jumps over the lazy dog %d\", i, i * 7919, "  \
-    "i % 1000); n += length(s) + 1; print s } }' > text"
+    "i % 1000); n += length(s) + 1; b = b s \"\\n\"; "                   \
+    "if (++k == 64) { printf \"%s\", b; b = \"\"; k = 0 } } "             \
+    "printf \"%s\", b }' > text"
 
 /* true and seq by their paths: busybox's shell runs an applet named
  * without a path in-process, and these must be real fork + exec. */
