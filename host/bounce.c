@@ -1,3 +1,4 @@
+/* Bounce frames: how the Host hands an exception, an event or a system call to the guest kernel, as Xen does. */
 #include "bounce.h"
 
 #include "env.h"

@@ -298,7 +298,7 @@ _Noreturn void user_syscall(struct cpu_regs *regs)
 /*
  * Through the user view's stubs, which loaded the kernel CR3. The user
  * view's int3 at LSTAR + 1 is a guest-user `syscall`: that page of int3s is
- * built by launcher/switcher_tables.c (build_user_view).
+ * built by launcher/switcher_tables.c (switcher_build_user_view).
  */
 void host_trap_user(struct cpu_regs *regs)
 {

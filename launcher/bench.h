@@ -106,7 +106,7 @@ void bench_capture_end(struct bench_capture *c);
 struct bench_serial {
     struct bench_capture *capture;
     struct osc_filter osc;
-    int exit_status;               /* the guest's "perch-exit" N; -1: none */
+    struct osc_guest_said said;    /* exit_status: -1 if none */
 };
 
 void bench_serial_start(struct bench_serial *s, struct bench_capture *c);

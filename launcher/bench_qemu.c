@@ -37,9 +37,9 @@ static int check_run(struct bench_set *set, const struct bench_serial *s,
                     WIFEXITED(status) ? "status" : "signal",
                     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
                     last);
-    if (s->exit_status != 0)
+    if (s->said.exit_status != 0)
         return fail(e, "TCG run: the guest's perchbench %s (last line: %s)",
-                    s->exit_status < 0 ? "reported no exit status"
+                    s->said.exit_status < 0 ? "reported no exit status"
                                        : "failed", last);
     missing = bench_missing(set, s->capture->res, false);
     if (missing)

@@ -1,3 +1,4 @@
+/* perch's command line: parsing `perch run`'s options into struct options, and --help. */
 #include "cli.h"
 
 #include "../abi/layout.h"

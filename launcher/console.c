@@ -1,3 +1,4 @@
+/* The console back end: draining the guest's two output rings to stdout, feeding stdin to hvc0. */
 #include "console.h"
 
 #include <errno.h>
@@ -57,38 +58,6 @@ static void put(struct console *c, const uint8_t *p, size_t n)
     if (err)
         atomic_store(&c->out_errno, err);
 }
-
-/* "\033]perch-exit;N\007": the status to exit with (the last one wins). */
-static bool take_exit(void *arg, const char *payload)
-{
-    struct console *c = arg;
-    int status = osc_exit_status(payload);
-
-    if (status < 0)
-        return false;
-    c->exit_status = status;
-    return true;
-}
-
-/* "\033]perch-mark;NAME;begin|end\007": to the configured callback. */
-static bool take_mark(void *arg, const char *payload)
-{
-    struct console *c = arg;
-    char name[OSC_MARK_NAME_MAX + 1];
-    bool end;
-
-    if (!osc_mark(payload, name, &end))
-        return false;
-    if (c->cfg.on_mark)
-        c->cfg.on_mark(c->cfg.mark_arg, name, end);
-    return true;
-}
-
-static const struct osc_kind console_kinds[] = {
-    { "exit", OSC_EXIT_PAYLOAD_MAX, take_exit },
-    { "mark", OSC_MARK_PAYLOAD_MAX, take_mark },
-};
-#define NR_CONSOLE_KINDS (sizeof(console_kinds) / sizeof(console_kinds[0]))
 
 /* Through one stream's sequence filter to the output. */
 static void emit(struct console *c, struct osc_filter *f, const uint8_t *bytes,
@@ -352,11 +321,11 @@ int console_start(struct console *c, const struct console_config *cfg)
     memset(c, 0, sizeof(*c));
     c->cfg = *cfg;
     c->vcpu_thread = pthread_self();
-    c->exit_status = -1;
+    c->said = (struct osc_guest_said){ -1, cfg->on_mark, cfg->mark_arg };
     c->input_open = cfg->in_fd >= 0;
     c->retry_ms = INPUT_RETRY_MS;
-    osc_filter_init(&c->osc_early, console_kinds, NR_CONSOLE_KINDS, c);
-    osc_filter_init(&c->osc_hvc, console_kinds, NR_CONSOLE_KINDS, c);
+    osc_filter_init(&c->osc_early, osc_guest_kinds, OSC_GUEST_KINDS, &c->said);
+    osc_filter_init(&c->osc_hvc, osc_guest_kinds, OSC_GUEST_KINDS, &c->said);
     if (cfg->hvc_page)
         hvc_ring_init(&c->hvc, cfg->hvc_page);
     c->stop_fd = eventfd(0, EFD_CLOEXEC);
@@ -436,7 +405,7 @@ int console_exit_status(struct console *c)
     int status;
 
     pthread_mutex_lock(&c->lock);
-    status = c->exit_status;
+    status = c->said.exit_status;
     pthread_mutex_unlock(&c->lock);
     return status;
 }

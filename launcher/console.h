@@ -77,7 +77,7 @@ struct console {
     uint32_t cons;            /* early console: the Launcher's own copy */
     struct hvc_ring hvc;
     struct osc_filter osc_early, osc_hvc;
-    int exit_status;          /* the guest's last "perch-exit" N; -1: none */
+    struct osc_guest_said said;   /* its exit status and marks */
 
     /* Input (the thread only). */
     struct keys keys;

@@ -1,3 +1,4 @@
+/* The newc cpio writer behind perch's in-memory initramfs. */
 #include "cpio.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* The default guest: Debian's cloud kernel and busybox, fetched with apt into perch's cache. */
 #include "default_guest.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* Reading and writing the host's files: whole-file reads with type checks, temporary files and folders. */
 #include "file.h"
 
 #include <errno.h>

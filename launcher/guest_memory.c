@@ -1,3 +1,4 @@
+/* Machine memory: the memslot's host mapping, perch's private frames, then the guest's. */
 #include "guest_memory.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* The hvc0 ring console's indices, checked at every use (the guest owns the page). */
 #include "hvc_ring.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* The Host, Switcher, /init and perchbench images carried inside build/perch. */
 #include "hole.h"
 
 extern const uint8_t perch_host_image[], perch_host_image_end[];

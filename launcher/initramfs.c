@@ -1,3 +1,4 @@
+/* perch's initramfs for a Linux guest: /init, busybox and its links, the command. */
 #include "initramfs.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* The Ctrl-A keys a terminal user has for perch itself. */
 #include "keys.h"
 
 const char keys_help[] =

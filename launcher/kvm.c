@@ -1,3 +1,4 @@
+/* The KVM VM and its vCPU: /dev/kvm, the memslot, the in-kernel LAPIC, registers, doorbells. */
 #include "kvm.h"
 
 #include <errno.h>

@@ -25,7 +25,7 @@
 #include "initramfs.h"
 #include "kernel_image.h"
 #include "kvm.h"
-#include "run.h"
+#include "vcpu_loop.h"
 #include "sandbox.h"
 #include "stats.h"
 #include "status.h"

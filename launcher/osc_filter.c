@@ -162,3 +162,34 @@ bool osc_mark(const char *payload, char name[OSC_MARK_NAME_MAX + 1],
     name[len] = '\0';
     return true;
 }
+
+/* "\033]perch-exit;N\007": the status to exit with (the last one wins). */
+static bool take_exit(void *arg, const char *payload)
+{
+    struct osc_guest_said *said = arg;
+    int status = osc_exit_status(payload);
+
+    if (status < 0)
+        return false;
+    said->exit_status = status;
+    return true;
+}
+
+/* "\033]perch-mark;NAME;begin|end\007": to the listener's callback. */
+static bool take_mark(void *arg, const char *payload)
+{
+    struct osc_guest_said *said = arg;
+    char name[OSC_MARK_NAME_MAX + 1];
+    bool end;
+
+    if (!osc_mark(payload, name, &end))
+        return false;
+    if (said->on_mark)
+        said->on_mark(said->mark_arg, name, end);
+    return true;
+}
+
+const struct osc_kind osc_guest_kinds[OSC_GUEST_KINDS] = {
+    { "exit", OSC_EXIT_PAYLOAD_MAX, take_exit },
+    { "mark", OSC_MARK_PAYLOAD_MAX, take_mark },
+};

@@ -78,4 +78,16 @@ int osc_exit_status(const char *payload);
 bool osc_mark(const char *payload, char name[OSC_MARK_NAME_MAX + 1],
               bool *end);
 
+/* What the guest said through the two kinds, for every console that
+ * listens (perch's, and QEMU's serial in perch bench): the filter's arg. */
+struct osc_guest_said {
+    int exit_status;           /* the last "perch-exit" N; -1: none */
+    void (*on_mark)(void *arg, const char *name, bool end);   /* or NULL */
+    void *mark_arg;
+};
+
+/* The exit and mark kinds, taking into a struct osc_guest_said. */
+#define OSC_GUEST_KINDS 2
+extern const struct osc_kind osc_guest_kinds[OSC_GUEST_KINDS];
+
 #endif

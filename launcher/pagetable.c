@@ -1,3 +1,4 @@
+/* Building 4-level page tables in machine memory before the vCPU runs. */
 #include "pagetable.h"
 
 #include "../abi/xen/xen.h"

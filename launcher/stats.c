@@ -1,3 +1,4 @@
+/* --stats: printing what the guest cost, and counter snapshots for perch bench. */
 #include "stats.h"
 
 static const char *const hypercall_names[XEN_NR_HYPERCALLS] = {
@@ -70,6 +71,19 @@ static void print_hypercalls(FILE *out, const struct perch_shared *sh)
     fprintf(out, "    %-28s %12lu\n", "trapped writes emulated", sh->stats.ptwr_emulations);
 }
 
+/* The vectors with a count, one line each; returns their sum. */
+static uint64_t print_vectors(FILE *out, const uint64_t counts[256])
+{
+    uint64_t sum = 0;
+
+    for (unsigned v = 0; v < 256; v++) {
+        sum += counts[v];
+        if (counts[v])
+            fprintf(out, "      vector %-21u %12lu\n", v, counts[v]);
+    }
+    return sum;
+}
+
 static void print_visits(FILE *out, const struct perch_shared *sh)
 {
     uint64_t total = 0;
@@ -80,9 +94,7 @@ static void print_visits(FILE *out, const struct perch_shared *sh)
         if (sh->stats.visits[v])
             fprintf(out, "    %-28s %12lu\n", visit_names[v], sh->stats.visits[v]);
     }
-    for (unsigned v = 0; v < 256; v++)
-        if (sh->stats.vectors[v])
-            fprintf(out, "      vector %-21u %12lu\n", v, sh->stats.vectors[v]);
+    print_vectors(out, sh->stats.vectors);
     fprintf(out, "    %-28s %12lu\n", "total", total);
     fprintf(out, "  ring-0 instructions per visit (kernel view / user view):\n");
     for (unsigned v = 0; v < PERCH_VISIT_COUNT; v++)
@@ -99,11 +111,7 @@ static void print_cpl3(FILE *out, const struct perch_shared *sh)
     fprintf(out, "  events at CPL3 (no ring 0):\n");
     if (sh->stats.cpl3_user_syscalls)
         fprintf(out, "    %-28s %12lu\n", "guest-user syscall", sh->stats.cpl3_user_syscalls);
-    for (unsigned v = 0; v < 256; v++) {
-        total += sh->stats.cpl3_vectors[v];
-        if (sh->stats.cpl3_vectors[v])
-            fprintf(out, "      vector %-21u %12lu\n", v, sh->stats.cpl3_vectors[v]);
-    }
+    total += print_vectors(out, sh->stats.cpl3_vectors);
     fprintf(out, "    %-28s %12lu\n", "total", total);
     fprintf(out, "    %-28s %12lu\n", "#PF address from the insn", sh->stats.pf_address_decoded);
     fprintf(out, "    %-28s %12lu\n", "TLB flushes not needed", sh->stats.tlb_flushes_elided);

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "../abi/layout.h"
-#include "run.h"
+#include "vcpu_loop.h"
 
 /* Totals at one moment, for `perch bench`'s brackets. Taken from guest
  * memory: untrusted numbers, only ever printed or subtracted. */

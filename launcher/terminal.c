@@ -1,3 +1,4 @@
+/* The terminal: raw mode while the guest runs, restored however perch ends. */
 #include "terminal.h"
 
 #include <signal.h>

@@ -172,7 +172,7 @@ static void serial_output_is_parsed(void)
     struct bench_serial s;
 
     serial_feed(serial_text, sizeof(serial_text) - 1, 4096, &s);
-    CHECK(s.exit_status == 0);
+    CHECK(s.said.exit_status == 0);
     CHECK(res[0].have && res[0].median == 1558 && res[0].ops == 3776);
     CHECK(res[1].have && res[1].median == 2000000);
     CHECK(!res[0].counted);
@@ -188,7 +188,7 @@ static void serial_split_anywhere(void)
         struct bench_serial s;
 
         serial_feed(serial_text, sizeof(serial_text) - 1, step, &s);
-        CHECK(s.exit_status == 0);
+        CHECK(s.said.exit_status == 0);
         CHECK(res[0].have && res[0].median == 1558);
         CHECK(res[1].have && res[BENCH_BOOT].have);
     }
@@ -203,10 +203,10 @@ static void serial_exit_status(void)
     struct bench_serial s;
 
     serial_feed(failed, sizeof(failed) - 1, 7, &s);
-    CHECK(s.exit_status == 1);
+    CHECK(s.said.exit_status == 1);
     CHECK_CONTAINS(cap.last, "the workload failed");
     serial_feed(none, sizeof(none) - 1, 4096, &s);
-    CHECK(s.exit_status == -1);
+    CHECK(s.said.exit_status == -1);
     CHECK(!res[BENCH_BOOT].have);
 }
 
@@ -220,7 +220,7 @@ static void serial_partial_sequences(void)
 
     serial_feed(text, sizeof(text) - 1, 5, &s);
     CHECK(res[0].have && res[0].median == 3);
-    CHECK(s.exit_status == -1);
+    CHECK(s.said.exit_status == -1);
     CHECK(!strcmp(cap.last, "\033]perch-ex"));
 }
 

@@ -3,8 +3,8 @@
  * Exits are the expensive currency here (~30 us from guest code), so each
  * one is counted by reason.
  */
-#ifndef PERCH_RUN_H
-#define PERCH_RUN_H
+#ifndef PERCH_VCPU_LOOP_H
+#define PERCH_VCPU_LOOP_H
 
 #include <stdint.h>
 

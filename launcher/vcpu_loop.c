@@ -1,4 +1,5 @@
-#include "run.h"
+/* The vCPU loop: KVM_RUN until the guest ends, and what each exit to the Launcher means. */
+#include "vcpu_loop.h"
 
 #include <signal.h>
 #include <string.h>

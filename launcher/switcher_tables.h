@@ -1,0 +1,36 @@
+/* The Switcher's tables in the hole (launcher/switcher_tables.c); each returns 0 or -1 (out of private frames). */
+#ifndef PERCH_SWITCHER_TABLES_H
+#define PERCH_SWITCHER_TABLES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../abi/layout.h"
+#include "guest_memory.h"
+#include "hole.h"
+
+/* The GDT (Xen's layout, perch's descriptors in reserved page 14) and the
+ * TSS with every IST stack. */
+int switcher_build_gdt(struct guest_memory *gm, uint64_t l4, struct hole *hole);
+int switcher_build_tss(struct guest_memory *gm, uint64_t l4);
+
+/* The kernel view's IDT: with cpl3_events, DPL3 trap gates straight into
+ * the Host for most vectors; the Switcher's ring-0 stubs otherwise. */
+int switcher_build_kernel_idt(struct guest_memory *gm, uint64_t l4,
+                              const struct switcher_image_header *sw,
+                              const struct host_image_header *h, bool cpl3_events);
+
+/* The IDT the HALT gate loads for its `hlt`: ring-0 gates only. */
+int switcher_build_halt_idt(struct guest_memory *gm, uint64_t l4,
+                            const struct switcher_image_header *sw);
+
+/* The prebuilt iret frames from the ring-0 stubs into the Host. */
+int switcher_build_handoff(struct guest_memory *gm, uint64_t l4,
+                           const struct host_image_header *h);
+
+/* The user view: its own L4 slot 257 (IDT, stacks ring-0 only, a page of
+ * int3 at LSTAR), recorded in hole->user_slot_257. */
+int switcher_build_user_view(struct guest_memory *gm, uint64_t kl4,
+                             const struct vm_images *img, struct hole *hole);
+
+#endif
