@@ -167,6 +167,21 @@ $(BUILD)/bench/perchbench: $(wildcard bench/*.c bench/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ $(filter %.c,$^)
 
+# The soak test (not in `make test`): a Linux guest looping fork, exec, pipes
+# and console output for SOAK_MINUTES (default 30) under an ASan/UBSan
+# build of perch, its memory and open files sampled every minute.
+ASAN_PERCH := $(BUILD)/asan/perch
+$(BUILD)/asan/launcher/%.o: launcher/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LAUNCHER_CFLAGS) $(SAN_FLAGS) -c $< -o $@
+$(ASAN_PERCH): $(LAUNCHER_SRC:%.c=$(BUILD)/asan/%.o) $(BUILD)/launcher/embedded_images.o \
+               $(BUILD)/launcher/embedded_init.o $(BUILD)/launcher/embedded_bench.o
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(LAUNCHER_LIBS)
+
+.PHONY: soak
+soak: all $(ASAN_PERCH)
+	@PERCH=$(ASAN_PERCH) tests/soak.sh
+
 # The tour: the numbered markers along perch's three main paths, in order
 # (docs/design.md, "The tour"), each with where it stands in the code.
 tour:
