@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -28,8 +29,14 @@ static const unsigned allowed_calls[] = {
     __NR_getpid, __NR_gettid, __NR_tgkill,   /* the SIGUSR1 kick */
     __NR_clock_gettime, __NR_clock_nanosleep, __NR_nanosleep,
     __NR_madvise, __NR_munmap,   /* a thread's stack freed at its exit */
+    __NR_brk, __NR_mremap,       /* the allocator (glibc's, or ASan's) */
+    __NR_sigaltstack,            /* ASan's thread start and exit */
     __NR_exit, __NR_exit_group,
 };
+
+/* The allocator may map memory at any time (glibc for large blocks, ASan
+ * always): mmap and mprotect are allowed, never with PROT_EXEC. */
+static const unsigned allowed_unless_exec[] = { __NR_mmap, __NR_mprotect };
 
 /* ioctl only with these requests (on any fd: each acts only on its own
  * kind of fd). */
@@ -41,8 +48,10 @@ static const unsigned allowed_ioctls[] = {
 
 #define NR_CALLS  (sizeof(allowed_calls) / sizeof(allowed_calls[0]))
 #define NR_IOCTLS (sizeof(allowed_ioctls) / sizeof(allowed_ioctls[0]))
-/* arch check (3), nr load, the ioctl block, a test per call, default. */
-#define PROG_MAX  (4 + (3 + 2 * NR_IOCTLS) + 2 * NR_CALLS + 1)
+#define NR_MAPS   (sizeof(allowed_unless_exec) / sizeof(allowed_unless_exec[0]))
+/* arch check (3), nr load, the ioctl block, the mapping blocks, a test
+ * per call, default. */
+#define PROG_MAX  (4 + (3 + 2 * NR_IOCTLS) + 5 * NR_MAPS + 2 * NR_CALLS + 1)
 
 #define LOAD(field) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, \
                              offsetof(struct seccomp_data, field))
@@ -52,6 +61,17 @@ static const unsigned allowed_ioctls[] = {
 static void allow_if(struct sock_filter *prog, size_t *n, unsigned k)
 {
     prog[(*n)++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, 0, 1);
+    prog[(*n)++] = (struct sock_filter)RET(SECCOMP_RET_ALLOW);
+}
+
+/* "if A == k: allow unless args[2] (prot) has PROT_EXEC": five
+ * instructions; A still holds the number when k does not match. */
+static void allow_unless_exec(struct sock_filter *prog, size_t *n, unsigned k)
+{
+    prog[(*n)++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, 0, 4);
+    prog[(*n)++] = (struct sock_filter)LOAD(args[2]);
+    prog[(*n)++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1);
+    prog[(*n)++] = (struct sock_filter)RET(SECCOMP_RET_TRAP);
     prog[(*n)++] = (struct sock_filter)RET(SECCOMP_RET_ALLOW);
 }
 
@@ -73,6 +93,8 @@ static size_t build(struct sock_filter prog[PROG_MAX])
     for (size_t i = 0; i < NR_IOCTLS; i++)
         allow_if(prog, &n, allowed_ioctls[i]);
     prog[n++] = (struct sock_filter)RET(SECCOMP_RET_TRAP);
+    for (size_t i = 0; i < NR_MAPS; i++)
+        allow_unless_exec(prog, &n, allowed_unless_exec[i]);
     for (size_t i = 0; i < NR_CALLS; i++)
         allow_if(prog, &n, allowed_calls[i]);
     prog[n++] = (struct sock_filter)RET(SECCOMP_RET_TRAP);

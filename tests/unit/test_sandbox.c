@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,6 +96,46 @@ static void forbidden_ioctl(int fd)
     child_exit(3);
 }
 
+/* What an allocator does under the filter: map, protect, unmap memory. */
+static void allocator_calls(int fd)
+{
+    void *p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    (void)fd;
+    if (p == MAP_FAILED || mprotect(p, 4096, PROT_READ) || munmap(p, 1 << 20))
+        child_exit(1);
+}
+
+static void forbidden_exec_mapping(int fd)
+{
+    (void)fd;
+    mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    child_exit(3);
+}
+
+static void forbidden_exec_protect(int fd)
+{
+    static char page[4096] __attribute__((aligned(4096)));
+
+    (void)fd;
+    mprotect(page, sizeof(page), PROT_READ | PROT_EXEC);
+    child_exit(3);
+}
+
+static void memory_is_mapped_but_never_executable(void)
+{
+    char want[64];
+
+    CHECK(in_sandbox(allocator_calls) == 0);
+    CHECK(in_sandbox(forbidden_exec_mapping) == STATUS_SANDBOX);
+    snprintf(want, sizeof(want), "system call %d is", SYS_mmap);
+    CHECK_CONTAINS(said, want);
+    CHECK(in_sandbox(forbidden_exec_protect) == STATUS_SANDBOX);
+    snprintf(want, sizeof(want), "system call %d is", SYS_mprotect);
+    CHECK_CONTAINS(said, want);
+}
+
 static void what_the_run_needs_is_allowed(void)
 {
     CHECK(in_sandbox(allowed_calls) == 0);
@@ -131,5 +172,6 @@ int main(void)
     RUN(what_the_run_needs_is_allowed);
     RUN(other_calls_end_perch_with_one_line);
     RUN(only_the_ioctls_in_use);
+    RUN(memory_is_mapped_but_never_executable);
     return check_exit_status();
 }
