@@ -3,7 +3,7 @@
  * hole, which frames are perch's, and what the Launcher and the Host share.
  *
  * The hole is Xen's (PML4 slots 256-271); slot 256 cannot be used on PVM
- * hosts (../shared/machine.md), so perch starts at slot 257:
+ * hosts (docs/kvm.md), so perch starts at slot 257:
  *
  *   slot 257  0xffff808000000000  perch region, one L3 per address-space view
  *     +0 GiB   Switcher, shared by every view: GDT, TSS, handoff frames,

@@ -409,7 +409,7 @@ static int bench_fork(long n, uint64_t *ns)
 /* Two PTE updates, as an mprotect pair: one present, written page is made
  * PROT_NONE and then read-write again; each call rewrites the page's PTE
  * (the first also flushes its TLB entry). This is the method of the native
- * figure in shared/machine.md. (virtbench's pte-update instead mremap()s a
+ * figure in docs/kvm.md. (virtbench's pte-update instead mremap()s a
  * page to the slot next to it and back: one PTE cleared, one set.) The page
  * sits between two read-only pages so its VMA is never merged or split. */
 static int bench_pte2(long n, uint64_t *ns)
@@ -443,7 +443,7 @@ static int bench_pte2(long n, uint64_t *ns)
 /* One fresh page fault: write one byte in each page of a fresh private
  * anonymous mapping (each write allocates and zeroes a page). lmbench's
  * lat_pagefault maps a cached file instead; anonymous memory needs no file
- * system and is what shared/machine.md measured natively. */
+ * system and is what docs/kvm.md measured natively. */
 static int bench_pagefault(long n, uint64_t *ns)
 {
     volatile char *p = map_pages(n);

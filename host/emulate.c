@@ -2,7 +2,7 @@
  * Privileged instructions of a guest kernel that runs at CPL3.
  *
  * A Xen PV kernel avoids most privileged instructions, but a few remain
- * (xen-pv-boot.md §7): the forced-emulation CPUID, rdmsr/wrmsr of a few
+ * (docs/xen-pv.md section 6): the forced-emulation CPUID, rdmsr/wrmsr of a few
  * MSRs, in/out, CR0/CR4 reads, CR4 writes, wbinvd. They fault at CPL3; the
  * Host decodes the one instruction at rip, does what Xen would, and moves
  * rip past it. As in Xen, a #UD is only emulated for the forced-emulation

@@ -375,7 +375,7 @@ static long op_reset(uint64_t arg)
 
 /*
  * Not offered: alloc_unbound (Linux then runs without xenstore, as
- * xen-pv-boot.md §10 recommends for a domU without one), the FIFO ABI
+ * docs/xen-pv.md section 9 recommends for a domU without one), the FIFO ABI
  * (init_control, expand_array, set_priority: Linux falls back to 2-level),
  * and interdomain and pirq bindings (there is no other domain, no device).
  */

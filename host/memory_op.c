@@ -18,7 +18,7 @@
 
 /*
  * The guest's e820: one RAM region over its pages and no holes, so Linux
- * has nothing to release or remap at boot (xen-pv-boot.md §8). Xen gives
+ * has nothing to release or remap at boot (docs/xen-pv.md section 7). Xen gives
  * at most the entries that fit and says how many it wrote.
  */
 static long memory_map(uint64_t arg)

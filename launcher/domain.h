@@ -1,7 +1,7 @@
 /*
  * The PV domain builder: lays out a guest's pseudo-physical memory and
  * start-of-day state the way Xen's domain builder does for a 64-bit PV guest
- * (xen-pv-boot.md section 2; tools/libs/guest/xg_dom_x86.c), so that a
+ * (docs/xen-pv.md section 2; tools/libs/guest/xg_dom_x86.c), so that a
  * kernel's PV entry code accepts it:
  *
  *   pfn 0 ..             padding (mapped RAM), then the kernel by p_paddr,
@@ -14,7 +14,7 @@
  *                        [the p2m list at INIT_P2M and its page tables].
  *
  * Everything it writes goes into guest memory before the vCPU first runs
- * (the only time the Launcher may write page tables, see machine.md).
+ * (the only time the Launcher may write page tables, see docs/kvm.md).
  */
 #ifndef PERCH_DOMAIN_H
 #define PERCH_DOMAIN_H

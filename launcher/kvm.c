@@ -79,7 +79,7 @@ static int create_vcpu(struct kvm_vm *vm, struct error *e)
     return 0;
 }
 
-/* The guest sees the CPUID KVM supports, as machine.md found works. */
+/* The guest sees the CPUID KVM supports, as docs/kvm.md found works. */
 static int set_cpuid(struct kvm_vm *vm, struct error *e)
 {
     int n = 256;
@@ -183,7 +183,7 @@ static int set_sregs(struct kvm_vm *vm, const struct vcpu_boot *b,
 }
 
 /*
- * `syscall` at CPL3 lands at LSTAR, still at CPL3 (machine.md); SFMASK 0
+ * `syscall` at CPL3 lands at LSTAR, still at CPL3 (docs/kvm.md); SFMASK 0
  * keeps the interrupt flag as it was. STAR names the ring-0 selectors for
  * completeness and the flat user selectors for sysret.
  */

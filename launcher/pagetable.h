@@ -1,6 +1,6 @@
 /*
  * Writing x86-64 4-level page tables into guest memory before the vCPU
- * first runs (afterwards only the vCPU may write page tables: machine.md).
+ * first runs (afterwards only the vCPU may write page tables: docs/kvm.md).
  */
 #ifndef PERCH_PAGETABLE_H
 #define PERCH_PAGETABLE_H

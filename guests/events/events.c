@@ -1,6 +1,6 @@
 /*
  * events: Xen's time and event machinery as a PV guest kernel uses it
- * (Linux 6.1's way, xen-pv-boot.md section 9):
+ * (Linux 6.1's way, docs/xen-pv.md section 8):
  *
  *   1. shared_info mapped; vcpu_info[0] there, events masked at start;
  *   2. pvclock (version protocol, monotonic, TSC rate) and the wallclock;

@@ -4,7 +4,7 @@
  *
  * The builder enters at CPL3 in guest-kernel mode with rsi = the VA of
  * start_info, rsp = the top of its one-page boot stack, rflags = 0x200 and
- * the other GPRs zero (xen-pv-boot.md section 2). We record the boot rsp,
+ * the other GPRs zero (docs/xen-pv.md section 2). We record the boot rsp,
  * move to our own 16 KiB stack in .bss (already zeroed by the builder) and
  * call rt_start(si), which never returns.
  */

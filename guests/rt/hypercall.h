@@ -1,6 +1,6 @@
 /*
  * Hypercalls the way a 64-bit PV kernel makes them since Linux 6.1.121
- * (xen-pv-boot.md section 4): `syscall` in guest-kernel mode with
+ * (docs/xen-pv.md section 3): `syscall` in guest-kernel mode with
  * rax = number and the arguments in rdi, rsi, rdx, r10, r8; the result comes
  * back in rax, negative for -errno. The CPU clobbers rcx and r11; every
  * argument register (r9, the sixth, included) is treated as clobbered too,

@@ -1,5 +1,5 @@
 /*
- * The Xen ELF notes of every test guest (xen-pv-boot.md section 1).
+ * The Xen ELF notes of every test guest (docs/xen-pv.md section 1).
  *
  * They are written in C rather than in head.S so that each note's layout is
  * a C struct and its type comes from abi/xen/elfnote.h. Each

@@ -2,7 +2,7 @@
  * How the Host is entered and left. Everything here runs at CPL3.
  *
  * Hypercalls: a guest-kernel `syscall` jumps to MSR_LSTAR at CPL3 on these
- * machines (machine.md), so host_syscall_entry is LSTAR: it saves the
+ * machines (docs/kvm.md), so host_syscall_entry is LSTAR: it saves the
  * registers as a struct cpu_regs on the Host stack, calls host_hypercall()
  * and returns to the guest with a plain `jmp`: no ring 0 at all.
  *
