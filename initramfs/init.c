@@ -37,7 +37,7 @@
 #define CMD_FILE_MAX (1 << 20)
 /* The Launcher's console parses this and strips it from the output. */
 #define EXIT_REPORT "\033]perch-exit;%d\007"
-/* Likewise a counter mark (launcher/mark_seq.h), named "init". */
+/* Likewise a counter mark (launcher/osc_filter.h), named "init". */
 #define BOOT_MARK "\033]perch-mark;init;begin\007"
 
 /* Set by busybox's poweroff/halt (SIGUSR2/SIGUSR1) and reboot (SIGTERM),
