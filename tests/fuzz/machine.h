@@ -21,7 +21,7 @@
 #define FUZZ_DATA_MFN    20          /* FUZZ_DATA_PAGES frames at FUZZ_DATA_VA */
 #define FUZZ_DATA_PAGES  4
 #define FUZZ_BUF_VA      0xffffc90000000000ull
-#define FUZZ_DATA_VA     0xffff888000200000ull
+#define FUZZ_DATA_VA     (FUZZ_BUF_VA + FUZZ_BUF_PAGES * 4096)   /* one L1 for both */
 
 /* Boot the machine afresh, in strict mode or not; false if mm_boot
  * refused it (a bug of this file). */
