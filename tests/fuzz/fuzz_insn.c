@@ -23,7 +23,7 @@ static void check_fields(const struct insn *in, size_t len)
     FUZZ_ASSERT(in->imm_size == 0 || one_of(in->imm_size, 1, 2, 4, 8));
     FUZZ_ASSERT(in->address_size == 4 || in->address_size == 8);
     FUZZ_ASSERT(in->disp_size == 0 || one_of(in->disp_size, 1, 2, 4, 8));
-    FUZZ_ASSERT(!in->implicit || !(in->implicit & ~0xfu));
+    FUZZ_ASSERT(!(in->implicit & ~0xfu));
     if (in->has_memory_operand) {
         FUZZ_ASSERT(one_of(in->scale, 1, 2, 4, 8));
         FUZZ_ASSERT(reg_or(in->base, INSN_REG_RIP) && reg_or(in->index, INSN_REG_NONE));
