@@ -160,11 +160,12 @@ unit: $(UNIT_BINS) $(ASAN_BINS)
 # (tests/fuzz/fuzz_*.c), linked as the unit tests are (the same archive of
 # perch's code and the same helpers, host_env.c's stand-in memory included),
 # built with clang's coverage instrumentation and ASan/UBSan. `make fuzz`
-# runs each for FUZZ_SECONDS on one core from its seed corpus
-# (tests/fuzz/corpus/NAME/); `make test` runs each for seconds when clang
-# is there (tests/fuzz/smoke.sh).
+# runs each for FUZZ_SECONDS (or FUZZ_RUNS executions, if set) on one core
+# from its seed corpus (tests/fuzz/corpus/NAME/); `make test` runs each for
+# seconds when clang is there (tests/fuzz/smoke.sh).
 FUZZ_CC      := clang
 FUZZ_SECONDS ?= 60
+FUZZ_RUNS    ?=
 FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS    := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_HELPERS := $(filter-out $(FUZZ_SRC),$(wildcard tests/fuzz/*.c))
@@ -188,7 +189,7 @@ $(FUZZ_BINS): $(BUILD)/fuzz/%: $(BUILD)/fuzz/obj/tests/fuzz/%.o \
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_BINS)
 fuzz: fuzz-build
-	@tests/fuzz/run.sh $(FUZZ_SECONDS) $(BUILD)/fuzz/corpus $(FUZZ_BINS)
+	@FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(FUZZ_SECONDS) $(BUILD)/fuzz/corpus $(FUZZ_BINS)
 
 test: all unit $(if $(HAVE_CLANG),fuzz-build)
 	@tests/run
