@@ -156,7 +156,42 @@ $(ASAN_BINS): $(BUILD)/unit-asan/%: $(BUILD)/unit-asan/obj/tests/unit/%.o \
 
 unit: $(UNIT_BINS) $(ASAN_BINS)
 
-test: all unit
+# Fuzzing: one libFuzzer harness per parser of untrusted bytes
+# (tests/fuzz/fuzz_*.c), linked as the unit tests are (the same archive of
+# perch's code and the same helpers, host_env.c's stand-in memory included),
+# built with clang's coverage instrumentation and ASan/UBSan. `make fuzz`
+# runs each for FUZZ_SECONDS (or FUZZ_RUNS executions, if set) on one core
+# from its seed corpus (tests/fuzz/corpus/NAME/); `make test` runs each for
+# seconds when clang is there (tests/fuzz/smoke.sh).
+FUZZ_CC      := clang
+FUZZ_SECONDS ?= 60
+FUZZ_RUNS    ?=
+FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS    := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_HELPERS := $(filter-out $(FUZZ_SRC),$(wildcard tests/fuzz/*.c))
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# clang names one GNU C extension gcc takes silently: the header-then-
+# entries struct of KVM_SET_MSRS (launcher/kvm.c), KVM's own idiom.
+FUZZ_CFLAGS  := $(UNIT_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+                -Wno-gnu-variable-sized-type-not-at-end
+HAVE_CLANG   := $(shell command -v $(FUZZ_CC) 2>/dev/null)
+
+$(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+$(BUILD)/fuzz/libperch.a: $(UNIT_LIB_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
+	rm -f $@ && ar rcs $@ $^
+$(FUZZ_BINS): $(BUILD)/fuzz/%: $(BUILD)/fuzz/obj/tests/fuzz/%.o \
+		$(UNIT_HELPERS:%.c=$(BUILD)/fuzz/obj/%.o) \
+		$(FUZZ_HELPERS:%.c=$(BUILD)/fuzz/obj/%.o) $(BUILD)/fuzz/libperch.a
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(LAUNCHER_LIBS)
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_BINS)
+fuzz: fuzz-build
+	@FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(FUZZ_SECONDS) $(BUILD)/fuzz/corpus $(FUZZ_BINS)
+
+test: all unit $(if $(HAVE_CLANG),fuzz-build)
 	@tests/run
 
 # perchbench: the benchmark programs (bench/), one static binary that runs

@@ -70,7 +70,11 @@ static void parse_result(struct bench_capture *c, const char *line)
     c->res[k].median = med;
     c->res[k].min = min;
     c->res[k].max = max;
-    c->res[k].ops = ops > 0 ? ops : (long)samples * batch;
+    /* The guest's numbers: a product no long holds counts no operations
+     * (found by tests/fuzz/fuzz_bench_parse.c: it overflowed). */
+    if (ops <= 0 && __builtin_mul_overflow((long)samples, batch, &ops))
+        ops = 0;
+    c->res[k].ops = ops;
 }
 
 static void end_line(struct bench_capture *c)

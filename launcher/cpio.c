@@ -93,6 +93,11 @@ static int add_entry(struct cpio *c, const struct entry *en, struct error *e)
         c->failed = true;
         return fail(e, "cpio name '%s' must be relative and not empty", en->name);
     }
+    /* Linux would stop unpacking there, dropping every later entry. */
+    if (!strcmp(en->name, CPIO_TRAILER)) {
+        c->failed = true;
+        return fail(e, "cpio name '%s' is the archive's end marker", en->name);
+    }
     return add(c, en, c->next_ino++, e);
 }
 
@@ -133,7 +138,7 @@ int cpio_add_char_device(struct cpio *c, const char *name, uint32_t perm,
 
 int cpio_finish(struct cpio *c, struct error *e)
 {
-    struct entry trailer = { .name = "TRAILER!!!", .nlink = 1 };
+    struct entry trailer = { .name = CPIO_TRAILER, .nlink = 1 };
 
     if (c->failed)
         return fail(e, "the initramfs was not built");

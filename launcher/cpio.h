@@ -5,9 +5,9 @@
  * fields), the NUL-ended name, padding to 4 bytes, the data, padding to 4
  * bytes; "TRAILER!!!" ends the archive.
  *
- * Names are given without a leading '/', parents before children. Every
- * entry belongs to root, with mtime 0, so an archive is the same bytes on
- * every run. A failed add leaves the archive unusable (cpio_finish fails).
+ * Names are given without a leading '/', parents before children, and
+ * never CPIO_TRAILER (where Linux stops unpacking). Every entry belongs to
+ * root, with mtime 0, so an archive is the same bytes on every run. A failed add leaves the archive unusable (cpio_finish fails).
  */
 #ifndef PERCH_CPIO_H
 #define PERCH_CPIO_H
@@ -19,6 +19,7 @@
 #include "error.h"
 
 #define CPIO_HEADER_BYTES 110
+#define CPIO_TRAILER "TRAILER!!!"   /* the last entry's name: no entry may have it */
 #define CPIO_MAX_FILE_BYTES 0xffffffffull   /* 8 hex digits */
 
 struct cpio {

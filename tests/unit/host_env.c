@@ -52,17 +52,21 @@ uint64_t host_env_fs_base, host_env_gs_base;
 
 void host_env_reset(uint64_t frames)
 {
-    free(host_env_memory);
-    host_env_memory = NULL;
-    if (frames) {
+    /* The same size again (the fuzz harnesses' every run): the same buffer. */
+    if (frames != host_env_frames || !frames) {
+        free(host_env_memory);
+        host_env_memory = NULL;
+    }
+    if (frames && !host_env_memory) {
         host_env_memory = aligned_alloc(4096, frames * 4096);
         if (!host_env_memory) {
             fprintf(stderr, "host_env: cannot allocate %lu frames\n",
                     (unsigned long)frames);
             abort();
         }
-        memset(host_env_memory, 0, frames * 4096);
     }
+    if (frames)
+        memset(host_env_memory, 0, frames * 4096);
     host_env_frames = frames;
     next_table_frame = frames;
     memset(&perch_shared, 0, sizeof(perch_shared));

@@ -59,6 +59,16 @@ static void line_without_ops(void)
     CHECK(res[1].have && res[1].ops == 3);
 }
 
+/* The guest prints these numbers: samples times batch past a long's range
+ * (a signed overflow, found by tests/fuzz/fuzz_bench_parse.c) counts no
+ * operations, so no per-operation figures. */
+static void line_with_samples_times_batch_too_large(void)
+{
+    start();
+    feed("perchbench gzip 1 1 1 samples 2000000000 batch 9000000000000\n");
+    CHECK(res[1].have && res[1].ops == 0);
+}
+
 /* Line ends come in any piece; \r\n (a serial console's) counts as \n;
  * the last line may lack its newline until the output ends. */
 static void pieces_and_crlf(void)
@@ -228,6 +238,7 @@ int main(void)
 {
     RUN(result_line_is_parsed);
     RUN(line_without_ops);
+    RUN(line_with_samples_times_batch_too_large);
     RUN(pieces_and_crlf);
     RUN(other_lines_are_ignored);
     RUN(marks_bracket_counters);

@@ -1,8 +1,8 @@
 /*
  * Unit tests of the newc cpio writer (launcher/cpio.c) and of perch's
  * initramfs (launcher/initramfs.c): archives are checked byte for byte
- * against hand-written ones, and parsed back with a reader written here
- * from the format's description (not from the writer).
+ * against hand-written ones, and parsed back with cpio_read.h's reader,
+ * written from the format's description (not from the writer).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,120 +11,9 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "cpio_read.h"
 #include "../../launcher/cpio.h"
 #include "../../launcher/initramfs.h"
-
-#define MAX_ENTRIES 256
-
-/* One entry as read back. */
-struct rd_entry {
-    char name[256];
-    uint32_t ino, mode, uid, gid, nlink, mtime, rdev_major, rdev_minor;
-    const uint8_t *data;
-    uint32_t size;
-};
-
-struct archive {
-    struct rd_entry e[MAX_ENTRIES];
-    int n;                 /* entries before the trailer */
-};
-
-static uint32_t hex8(const uint8_t *p, bool *ok)
-{
-    uint32_t v = 0;
-
-    for (int i = 0; i < 8; i++) {
-        char c = p[i];
-
-        v <<= 4;
-        if (c >= '0' && c <= '9')
-            v |= c - '0';
-        else if (c >= 'A' && c <= 'F')
-            v |= c - 'A' + 10;
-        else
-            *ok = false;   /* the kernel accepts lower case; perch writes upper */
-    }
-    return v;
-}
-
-static size_t up4(size_t n)
-{
-    return (n + 3) / 4 * 4;
-}
-
-/* Padding up to the next multiple of 4: zeros, within the archive. */
-static bool zero_padding(const uint8_t *b, size_t size, size_t from)
-{
-    if (up4(from) > size)
-        return false;
-    for (size_t i = from; i < up4(from); i++)
-        if (b[i])
-            return false;
-    return true;
-}
-
-/* The data after a name ending at name_end; returns the next offset. */
-static size_t read_data(const uint8_t *b, size_t size, size_t name_end,
-                        struct rd_entry *en)
-{
-    size_t off = up4(name_end);
-
-    if (!zero_padding(b, size, name_end) || off + en->size > size ||
-        !zero_padding(b, size, off + en->size))
-        return 0;
-    en->data = b + off;
-    return up4(off + en->size);
-}
-
-/* Read one header at off into en; returns the next offset, or 0 if bad. */
-static size_t read_entry(const uint8_t *b, size_t size, size_t off,
-                         struct rd_entry *en)
-{
-    bool ok = true;
-    uint32_t f[13], namesize;
-
-    if (off % 4 || off + 110 > size || memcmp(b + off, "070701", 6))
-        return 0;
-    for (int i = 0; i < 13; i++)
-        f[i] = hex8(b + off + 6 + 8 * i, &ok);
-    namesize = f[11];
-    if (!ok || f[12] != 0 || f[7] || f[8] || namesize == 0 ||
-        namesize > sizeof(en->name) || off + 110 + namesize > size ||
-        b[off + 110 + namesize - 1] != 0)
-        return 0;
-    *en = (struct rd_entry){ .ino = f[0], .mode = f[1], .uid = f[2], .gid = f[3],
-                             .nlink = f[4], .mtime = f[5], .size = f[6],
-                             .rdev_major = f[9], .rdev_minor = f[10] };
-    memcpy(en->name, b + off + 110, namesize);
-    return read_data(b, size, off + 110 + namesize, en);
-}
-
-/* The whole archive, which must end with the trailer exactly at size. */
-static bool read_archive(const uint8_t *b, size_t size, struct archive *a)
-{
-    size_t off = 0;
-
-    a->n = 0;
-    while (a->n < MAX_ENTRIES) {
-        struct rd_entry *en = &a->e[a->n];
-
-        off = read_entry(b, size, off, en);
-        if (!off)
-            return false;
-        if (!strcmp(en->name, "TRAILER!!!"))
-            return off == size && en->size == 0;
-        a->n++;
-    }
-    return false;
-}
-
-static const struct rd_entry *find(const struct archive *a, const char *name)
-{
-    for (int i = 0; i < a->n; i++)
-        if (!strcmp(a->e[i].name, name))
-            return &a->e[i];
-    return NULL;
-}
 
 /* The exact bytes of a header, for byte-for-byte comparisons. */
 static void header(char *out, uint32_t ino, uint32_t mode, uint32_t nlink,
@@ -209,7 +98,7 @@ static void odd_name_and_data_lengths_parse_back(void)
     static const char letters[] = "abcdefgh";
     char names[8][9];
     uint8_t data[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
-    struct archive *a = calloc(1, sizeof(*a));
+    struct cpio_read_archive *a = calloc(1, sizeof(*a));
     struct cpio c;
     struct error e;
     int k = 0;
@@ -227,7 +116,7 @@ static void odd_name_and_data_lengths_parse_back(void)
     }
     CHECK(cpio_finish(&c, &e) == 0);
     CHECK(c.size % 4 == 0);
-    CHECK(read_archive(c.bytes, c.size, a));
+    CHECK(cpio_read_archive(c.bytes, c.size, a));
     CHECK(a->n == 64);
     for (int nl = 1; nl <= 8; nl++)
         for (int dl = 0; dl < 8; dl++, k++) {
@@ -247,7 +136,7 @@ static void large_file_parses_back(void)
 {
     size_t big = (5u << 20) + 3;   /* 5 MiB and an odd tail */
     uint8_t *data = malloc(big);
-    struct archive *a = calloc(1, sizeof(*a));
+    struct cpio_read_archive *a = calloc(1, sizeof(*a));
     struct cpio c;
     struct error e;
 
@@ -259,7 +148,7 @@ static void large_file_parses_back(void)
     CHECK(cpio_add_file(&c, "big", 0755, data, big, &e) == 0);
     CHECK(cpio_add_file(&c, "after", 0600, "yz", 2, &e) == 0);
     CHECK(cpio_finish(&c, &e) == 0);
-    CHECK(read_archive(c.bytes, c.size, a));
+    CHECK(cpio_read_archive(c.bytes, c.size, a));
     CHECK(a->n == 3);
     CHECK(a->e[1].size == big);
     CHECK(!memcmp(a->e[1].data, data, big));
@@ -297,9 +186,30 @@ static void bad_names_refused(void)
     cpio_release(&c);
 }
 
+/* Found by tests/fuzz/fuzz_cpio.c: an entry named like the trailer would
+ * end the archive there for Linux, and every later entry would be lost. */
+static void trailer_name_refused(void)
+{
+    struct cpio c;
+    struct error e = { "" };
+
+    cpio_init(&c);
+    CHECK(cpio_add_file(&c, "TRAILER!!!", 0644, "a", 1, &e) == -1);
+    CHECK_CONTAINS(e.msg, "end marker");
+    CHECK(cpio_add_file(&c, "init", 0755, "a", 1, &e) == 0);
+    CHECK(cpio_finish(&c, &e) == -1);
+    cpio_release(&c);
+    /* Only the whole name is the marker. */
+    cpio_init(&c);
+    CHECK(cpio_add_dir(&c, "TRAILER!!!x", 0755, &e) == 0);
+    CHECK(cpio_add_symlink(&c, "x/TRAILER!!!", "TRAILER!!!", &e) == 0);
+    CHECK(cpio_finish(&c, &e) == 0);
+    cpio_release(&c);
+}
+
 static void empty_file_with_no_data_pointer(void)
 {
-    struct archive *a = calloc(1, sizeof(*a));
+    struct cpio_read_archive *a = calloc(1, sizeof(*a));
     struct cpio c;
     struct error e;
 
@@ -307,7 +217,7 @@ static void empty_file_with_no_data_pointer(void)
     cpio_init(&c);
     CHECK(cpio_add_file(&c, "empty", 0644, NULL, 0, &e) == 0);
     CHECK(cpio_finish(&c, &e) == 0);
-    CHECK(read_archive(c.bytes, c.size, a));
+    CHECK(cpio_read_archive(c.bytes, c.size, a));
     CHECK(a->n == 1 && a->e[0].size == 0);
     cpio_release(&c);
     free(a);
@@ -333,7 +243,7 @@ static void cmd_encoding(void)
 static const uint8_t fake_init[] = "\177ELF init bytes";
 static const uint8_t fake_busybox[] = "\177ELF busybox bytes, a few more";
 
-static bool build(struct archive *a, bool busybox, char **cmd, int argc,
+static bool build(struct cpio_read_archive *a, bool busybox, char **cmd, int argc,
                   struct file_data *out)
 {
     struct initramfs_config cfg = {
@@ -345,11 +255,11 @@ static bool build(struct archive *a, bool busybox, char **cmd, int argc,
     struct error e;
 
     return initramfs_build(&cfg, out, &e) == 0 &&
-           read_archive(out->bytes, out->size, a);
+           cpio_read_archive(out->bytes, out->size, a);
 }
 
 /* Each entry's parent folder comes before it, as the kernel needs. */
-static bool parents_first(const struct archive *a)
+static bool parents_first(const struct cpio_read_archive *a)
 {
     for (int i = 0; i < a->n; i++) {
         const char *slash = strrchr(a->e[i].name, '/');
@@ -370,9 +280,9 @@ static bool parents_first(const struct archive *a)
 static void initramfs_with_busybox_and_command(void)
 {
     char *cmd[] = { "/bin/sh", "-c", "uname -a; echo ok" };
-    struct archive *a = calloc(1, sizeof(*a));
+    struct cpio_read_archive *a = calloc(1, sizeof(*a));
     struct file_data out;
-    const struct rd_entry *en;
+    const struct cpio_read_entry *en;
     static const char *const dirs[] = { "dev", "proc", "sys", "bin", "sbin",
                                         "tmp", "perch", NULL };
 
@@ -380,24 +290,24 @@ static void initramfs_with_busybox_and_command(void)
     CHECK(build(a, true, cmd, 3, &out));
     CHECK(parents_first(a));
     for (int i = 0; dirs[i]; i++) {
-        en = find(a, dirs[i]);
+        en = cpio_read_find(a, dirs[i]);
         CHECK(en && S_ISDIR(en->mode));
     }
-    CHECK((find(a, "tmp")->mode & 07777) == 01777);
-    CHECK((en = find(a, "init")) && en->mode == (S_IFREG | 0755));
+    CHECK((cpio_read_find(a, "tmp")->mode & 07777) == 01777);
+    CHECK((en = cpio_read_find(a, "init")) && en->mode == (S_IFREG | 0755));
     CHECK(en->size == sizeof(fake_init) && !memcmp(en->data, fake_init, en->size));
-    CHECK((en = find(a, "dev/console")) && S_ISCHR(en->mode));
+    CHECK((en = cpio_read_find(a, "dev/console")) && S_ISCHR(en->mode));
     CHECK(en->rdev_major == 5 && en->rdev_minor == 1);
-    CHECK((en = find(a, "bin/busybox")) && en->mode == (S_IFREG | 0755));
+    CHECK((en = cpio_read_find(a, "bin/busybox")) && en->mode == (S_IFREG | 0755));
     CHECK(!memcmp(en->data, fake_busybox, sizeof(fake_busybox)));
     for (int i = 0; initramfs_applets[i]; i++) {
         char name[64];
 
         snprintf(name, sizeof(name), "bin/%s", initramfs_applets[i]);
-        CHECK((en = find(a, name)) && S_ISLNK(en->mode));
+        CHECK((en = cpio_read_find(a, name)) && S_ISLNK(en->mode));
         CHECK(en->size == 7 && !memcmp(en->data, "busybox", 7));
     }
-    CHECK((en = find(a, "perch/cmd")) && en->mode == (S_IFREG | 0644));
+    CHECK((en = cpio_read_find(a, "perch/cmd")) && en->mode == (S_IFREG | 0644));
     CHECK(en->size == 29 && !memcmp(en->data, "/bin/sh\0-c\0uname -a; echo ok", 29));
     /* Every entry belongs to root, at time 0, with its own inode. */
     for (int i = 0; i < a->n; i++) {
@@ -411,15 +321,16 @@ static void initramfs_with_busybox_and_command(void)
 
 static void initramfs_without_busybox_or_command(void)
 {
-    struct archive *a = calloc(1, sizeof(*a));
+    struct cpio_read_archive *a = calloc(1, sizeof(*a));
     struct file_data out;
 
     CHECK(a);
     CHECK(build(a, false, NULL, 0, &out));
-    CHECK(find(a, "init") && find(a, "bin") && find(a, "perch"));
-    CHECK(!find(a, "bin/busybox"));
-    CHECK(!find(a, "bin/sh"));
-    CHECK(!find(a, "perch/cmd"));
+    CHECK(cpio_read_find(a, "init") && cpio_read_find(a, "bin") &&
+          cpio_read_find(a, "perch"));
+    CHECK(!cpio_read_find(a, "bin/busybox"));
+    CHECK(!cpio_read_find(a, "bin/sh"));
+    CHECK(!cpio_read_find(a, "perch/cmd"));
     file_release(&out);
     free(a);
 }
@@ -427,7 +338,7 @@ static void initramfs_without_busybox_or_command(void)
 static void initramfs_same_bytes_every_time(void)
 {
     char *cmd[] = { "true" };
-    struct archive *a = calloc(1, sizeof(*a));
+    struct cpio_read_archive *a = calloc(1, sizeof(*a));
     struct file_data one, two;
 
     CHECK(a);
@@ -463,6 +374,7 @@ int main(void)
     RUN(large_file_parses_back);
     RUN(file_over_4gib_refused_and_archive_unusable);
     RUN(bad_names_refused);
+    RUN(trailer_name_refused);
     RUN(empty_file_with_no_data_pointer);
     RUN(cmd_encoding);
     RUN(initramfs_with_busybox_and_command);
