@@ -30,6 +30,7 @@ done
 wait "$pid"
 status=$?
 expect_status soak 0
+echo "# $(grep -a -m1 '^soak: ' "$TMP/soak.out" | tr -d '\r')"
 expect_line soak out '^soak: [0-9]+ rounds'
 if grep -q -e 'ERROR: AddressSanitizer' -e 'runtime error:' -e 'LeakSanitizer' "$TMP/soak.err"; then
     fail soak/sanitizers "$(grep -m1 -e ERROR -e 'runtime error' "$TMP/soak.err")"
