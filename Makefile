@@ -189,7 +189,7 @@ $(FUZZ_BINS): $(BUILD)/fuzz/%: $(BUILD)/fuzz/obj/tests/fuzz/%.o \
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_BINS)
 fuzz: fuzz-build
-	@FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(FUZZ_SECONDS) $(BUILD)/fuzz/corpus $(FUZZ_BINS)
+	@FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(FUZZ_SECONDS) $(BUILD)/fuzz $(FUZZ_BINS)
 
 test: all unit $(if $(HAVE_CLANG),fuzz-build)
 	@tests/run

@@ -61,10 +61,13 @@ long do_update_descriptor(uint64_t maddr, uint64_t desc, uint64_t a3, uint64_t a
 /* Check (and fix up) all descriptors of one guest frame. */
 static bool frame_ok(uint64_t mfn)
 {
-    uint64_t *descs = (uint64_t *)(env_alias_base() + (mfn << XEN_PAGE_SHIFT));
+    uint64_t *descs;
 
+    /* The frame first: a pointer past machine memory is undefined even
+     * unused (fuzz_multicall found one with mfn near 2^64 / 4096). */
     if (!mm_guest_frame(mfn))
         return false;
+    descs = (uint64_t *)(env_alias_base() + (mfn << XEN_PAGE_SHIFT));
     for (unsigned i = 0; i < DESCS_PER_FRAME; i++)
         if (!descriptor_ok(&descs[i]))
             return false;

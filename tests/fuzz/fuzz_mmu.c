@@ -34,7 +34,9 @@ static bool call(struct fuzz_in *in)
     }
 }
 
-/* perch's slots in the guest kernel's L4, whatever the guest asked. */
+/* perch's slots in the guest kernel's L4, whatever the guest asked, in
+ * strict mode. (In the default mode the guest may clear or write its own
+ * tables, MMUEXT_CLEAR_PAGE included: that mode is no wall, host/mm.h.) */
 static void check_kernel_view(void)
 {
     uint64_t l4 = current->kernel_cr3 >> 12;
@@ -64,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     p = fuzz_bytes(&in, FUZZ_DATA_PAGES * 4096, &n);
     fuzz_machine_fill(FUZZ_DATA_MFN, p, n);
     for (unsigned i = 0; i < calls && call(&args); i++)
-        check_kernel_view();
+        if (head & 1)
+            check_kernel_view();
     return 0;
 }

@@ -1,31 +1,31 @@
 #!/usr/bin/env bash
-# Runs libFuzzer harnesses: tests/fuzz/run.sh SECONDS WORKDIR HARNESS...
+# Runs libFuzzer harnesses: tests/fuzz/run.sh SECONDS OUT HARNESS...
 #
 # Each harness (build/fuzz/fuzz_NAME) runs on one core for SECONDS (or
 # until FUZZ_RUNS executions, if that is set) from its checked-in seeds
-# (tests/fuzz/corpus/NAME/) and what earlier runs found (WORKDIR/NAME/,
-# where new inputs go); a crash leaves its input in build/fuzz/crashes/.
-# One line per harness, "PASS fuzz/NAME: ..." with libFuzzer's final
+# (tests/fuzz/corpus/NAME/) and what earlier runs found (OUT/corpus/NAME/,
+# where new inputs go); its log goes to OUT/logs/NAME.log, a crash's input
+# to OUT/crashes/. One line per harness, "PASS fuzz/NAME: ..." with libFuzzer's final
 # executions, coverage (cov: edges, ft: features) and crashes, or "FAIL
 # fuzz/NAME: ..." with the log. Exits 1 if any failed.
 set -u
 cd "$(dirname "$0")/../.."
 seconds=$1
-work=$2
+out=$2
 shift 2
-logs=build/fuzz/logs
-crashes=build/fuzz/crashes
+logs=$out/logs
+crashes=$out/crashes
 mkdir -p "$logs" "$crashes"
 status=0
 
 for bin in "$@"; do
     name=${bin##*/fuzz_}
     log=$logs/$name.log
-    mkdir -p "$work/$name"
+    mkdir -p "$out/corpus/$name"
     before=$(ls "$crashes" | grep -c "^$name-")
     "$bin" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} \
         -timeout=10 -print_final_stats=1 -artifact_prefix="$crashes/$name-" \
-        "$work/$name" "tests/fuzz/corpus/$name" >"$log" 2>&1
+        "$out/corpus/$name" "tests/fuzz/corpus/$name" >"$log" 2>&1
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     last=$(grep -E '^#[0-9]+.* cov: ' "$log" | tail -n 1)
