@@ -17,11 +17,6 @@ void guest_mode_start(uint64_t kernel_cr3, bool isolation_off)
     current->isolation_off = isolation_off;
 }
 
-bool guest_isolation_off(void)
-{
-    return current->isolation_off;
-}
-
 void guest_set_kernel_cr3(uint64_t cr3)
 {
     current->kernel_cr3 = cr3;

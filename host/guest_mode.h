@@ -13,9 +13,6 @@
 void guest_enter_kernel(void);
 void guest_enter_user(void);
 
-/* Whether guest user runs on the kernel's own L4 (--no-guest-isolation). */
-bool guest_isolation_off(void);
-
 /* The vCPU starts in guest-kernel mode with this CR3 already loaded. */
 void guest_mode_start(uint64_t kernel_cr3, bool isolation_off);
 
