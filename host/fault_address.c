@@ -14,6 +14,7 @@
 #include "fault_address.h"
 
 #include "env.h"
+#include "guest_mode.h"
 #include "insn.h"
 #include "mm.h"
 #include "vcpu.h"
@@ -99,11 +100,6 @@ static unsigned access_bytes(const struct insn *in)
     return in->operand_size;
 }
 
-static uint64_t gs_base(void)
-{
-    return current->in_kernel ? current->gs_base_kernel : current->gs_base_user;
-}
-
 /* A data access: the explicit operand and the implicit ones. */
 static void consider_operands(struct candidates *c, const struct cpu_regs *regs,
                               const struct insn *in, uint64_t error)
@@ -113,11 +109,11 @@ static void consider_operands(struct candidates *c, const struct cpu_regs *regs,
     };
     uint64_t va;
 
-    if (insn_memory_address(in, regs, current->fs_base, gs_base(), &va))
+    if (insn_memory_address(in, regs, current->fs_base, guest_gs_base(), &va))
         consider_access(c, va, access_bytes(in), error);
     for (unsigned i = 0; i < sizeof(implicit) / sizeof(implicit[0]); i++)
         if ((in->implicit & implicit[i]) &&
-            insn_implicit_address(in, regs, current->fs_base, gs_base(), implicit[i], &va))
+            insn_implicit_address(in, regs, current->fs_base, guest_gs_base(), implicit[i], &va))
             consider_access(c, va, implicit[i] & (INSN_IMPLICIT_PUSH | INSN_IMPLICIT_POP)
                                        ? in->stack_bytes : in->operand_size, error);
 }

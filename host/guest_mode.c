@@ -23,6 +23,11 @@ void guest_set_kernel_cr3(uint64_t cr3)
     env_set_kernel_cr3_slot(cr3);
 }
 
+uint64_t guest_gs_base(void)
+{
+    return current->in_kernel ? current->gs_base_kernel : current->gs_base_user;
+}
+
 void guest_enter_kernel(void)
 {
     if (current->in_kernel)

@@ -13,6 +13,9 @@
 void guest_enter_kernel(void);
 void guest_enter_user(void);
 
+/* The GS base of the mode the guest is in (kernel or user). */
+uint64_t guest_gs_base(void);
+
 /* The vCPU starts in guest-kernel mode with this CR3 already loaded. */
 void guest_mode_start(uint64_t kernel_cr3, bool isolation_off);
 

@@ -139,7 +139,7 @@ static void load_segment_bases(void)
         return;
     current->segments_dirty = false;
     env_write_fs_base(current->fs_base);
-    env_write_gs_base(current->in_kernel ? current->gs_base_kernel : current->gs_base_user);
+    env_write_gs_base(guest_gs_base());
 }
 
 /* Turn regs into exception `vector` at the same rip, for the guest. */
