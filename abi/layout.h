@@ -111,7 +111,7 @@
  * The Launcher's back ends (the ring console) tell the Host that they
  * have put something into a ring for the guest with an MSI of this vector
  * (KVM_SIGNAL_MSI to APIC 0). The Host acknowledges it and raises their
- * event-channel ports. Below the timer's vector, in the same priority class.
+ * event-channel ports. Below the timer's vector.
  */
 #define PERCH_BACKEND_VECTOR 0xee
 

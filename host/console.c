@@ -9,12 +9,16 @@
 
 #define CONSOLE_CHUNK 256
 
+/* The bytes go in first and the producer index after, once per piece
+ * that fits: the console thread, draining at any moment, sees whole
+ * writes, never half a line with the other ring's output in the middle. */
 void console_put(const char *bytes, size_t len)
 {
     struct perch_shared *sh = &perch_shared;
 
     while (len) {
-        uint32_t used = sh->console_prod - *(volatile uint32_t *)&sh->console_cons;
+        uint32_t prod = sh->console_prod;
+        uint32_t used = prod - *(volatile uint32_t *)&sh->console_cons;
         uint32_t space = used <= PERCH_CONSOLE_RING_BYTES
                              ? PERCH_CONSOLE_RING_BYTES - used : 0;
 
@@ -23,7 +27,8 @@ void console_put(const char *bytes, size_t len)
             continue;
         }
         for (; space && len; space--, len--, bytes++)
-            sh->console_ring[sh->console_prod++ % PERCH_CONSOLE_RING_BYTES] = *bytes;
+            sh->console_ring[prod++ % PERCH_CONSOLE_RING_BYTES] = *bytes;
+        __atomic_store_n(&sh->console_prod, prod, __ATOMIC_RELEASE);
     }
     __atomic_thread_fence(__ATOMIC_RELEASE);
     env_ring_doorbell();

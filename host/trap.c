@@ -262,10 +262,11 @@ void host_trap_cpl3(struct cpu_regs *regs)
 }
 
 /*
- * Through a DPL3 trap gate: an interrupt, wherever it found the vCPU. One
- * that found ring 0 (only a guest kernel that forged its way there runs
- * ring 0 with interrupts on: the HALT gate has an IDT of its own) has
- * demoted that code to CPL3 and cannot be resumed.
+ * Through a DPL3 interrupt gate: an interrupt, wherever it found the vCPU,
+ * with IF off until the Host leaves through ring 0. One that found ring 0
+ * (only a guest kernel that forged its way there runs ring 0 with
+ * interrupts on: the HALT gate has an IDT of its own) has demoted that
+ * code to CPL3 and cannot be resumed.
  */
 void host_interrupt_cpl3(struct cpu_regs *regs)
 {
@@ -276,6 +277,7 @@ void host_interrupt_cpl3(struct cpu_regs *regs)
                    regs->rip);
     if (in_perch_region(regs->rip))
         interrupted_host(regs, regs->vector);
+    guest_resume_needs_interrupts_on();
     guest_event(regs, !current->in_kernel, FAULT_ADDRESS_CR2);
 }
 

@@ -83,8 +83,7 @@ static unsigned vector_ist(unsigned v, bool user_view)
  * Which kernel-view vectors go straight to the Host at CPL3 when CPL3
  * events are on: every exception but int3 (the Host's own way into ring
  * 0) and the fatal NMI, #DF and #MC, and the two interrupts perch raises
- * (timer, back end). Only those two share the IRQ IST page at CPL3: their
- * priority class holds back the next until the Host acknowledges the first.
+ * (timer, back end).
  */
 static bool cpl3_vector(unsigned v)
 {
@@ -96,6 +95,16 @@ static bool cpl3_vector(unsigned v)
 #define GATE_INTERRUPT 0x8e   /* present, DPL 0, 64-bit interrupt gate: IF off */
 #define GATE_INT3      0xee   /* the same with DPL 3: `int3` allowed from CPL3 */
 #define GATE_TRAP      0x8f   /* present, DPL 0, 64-bit trap gate: IF kept */
+
+/* Exceptions at CPL3 keep IF on: they come only from guest code, so the
+ * Host stack they take is free, and an interrupt may come in at once.
+ * Interrupts at CPL3 turn IF off: the next one must wait until the Host
+ * has copied the first's frame off the shared IST page, and this machine's
+ * local APIC does not hold it back (docs/kvm.md). */
+static uint64_t cpl3_gate_type(unsigned v)
+{
+    return v >= 32 ? GATE_INTERRUPT : GATE_TRAP;
+}
 
 static void set_gate(uint64_t *idt, unsigned v, uint64_t handler,
                      uint16_t selector, uint64_t type, unsigned ist)
@@ -116,9 +125,8 @@ static void set_ring0_gate(uint64_t *idt, unsigned v, uint64_t stubs,
 
 /*
  * The kernel view's IDT at SW_IDT_VA. With CPL3 events the chosen vectors
- * are trap gates whose selector is the guest's DPL3 code segment: the CPU
- * delivers them at CPL3, straight into the Host's entry for them (their
- * interrupt flag stays on: CPL3 could not set it again).
+ * are gates whose selector is the guest's DPL3 code segment: the CPU
+ * delivers them at CPL3, straight into the Host's entry for them.
  */
 int switcher_build_kernel_idt(struct guest_memory *gm, uint64_t l4,
                             const struct switcher_image_header *sw,
@@ -131,7 +139,7 @@ int switcher_build_kernel_idt(struct guest_memory *gm, uint64_t l4,
     for (unsigned v = 0; v < 256; v++) {
         if (cpl3_events && cpl3_vector(v))
             set_gate(idt, v, h->cpl3_vector_entries + v * h->cpl3_vector_entry_stride,
-                     FLAT_KERNEL_CS64, GATE_TRAP, vector_ist(v, false));
+                     FLAT_KERNEL_CS64, cpl3_gate_type(v), vector_ist(v, false));
         else
             set_ring0_gate(idt, v, sw->vector_stubs, sw->vector_stub_stride, false);
     }

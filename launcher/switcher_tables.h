@@ -14,8 +14,8 @@
 int switcher_build_gdt(struct guest_memory *gm, uint64_t l4, struct hole *hole);
 int switcher_build_tss(struct guest_memory *gm, uint64_t l4);
 
-/* The kernel view's IDT: with cpl3_events, DPL3 trap gates straight into
- * the Host for most vectors; the Switcher's ring-0 stubs otherwise. */
+/* The kernel view's IDT: with cpl3_events, gates straight into the Host at
+ * CPL3 for most vectors; the Switcher's ring-0 stubs otherwise. */
 int switcher_build_kernel_idt(struct guest_memory *gm, uint64_t l4,
                               const struct switcher_image_header *sw,
                               const struct host_image_header *h, bool cpl3_events);

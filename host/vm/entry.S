@@ -99,13 +99,12 @@ host_boot_entry:
     TRAP_COMMON cpl3_exception_error, switcher_exc_frame, 1, host_trap_cpl3
 
 /*
- * An interrupt through a DPL3 trap gate: IF stays on, so it may find the
- * Host at work, even inside another interrupt's handler once that one has
- * acknowledged its vector. If the interrupted rsp is on a Host stack, the
- * handler goes on below it (the Host has no red zone); otherwise it takes
- * the IRQ stack. Its frame on the IRQ IST page is safe until the
- * acknowledgement: the local APIC holds back every vector of the same
- * priority class (timer and back end share class 14) until then.
+ * An interrupt through a DPL3 interrupt gate: IF is off until the Host
+ * leaves, so its frame on the IRQ IST page is safe and no interrupt
+ * handler is ever interrupted. It may find the Host at work on a hypercall
+ * or an exception (those run with IF on): if the interrupted rsp is on a
+ * Host stack, the handler goes on below it (the Host has no red zone);
+ * otherwise it takes the IRQ stack, which only interrupt handlers use.
  */
 cpl3_interrupt:
     push %rax
