@@ -100,6 +100,8 @@
 #define HOST_IMAGE_VA      (PERCH_REGION_VA + U64(0x80000000))
 #define HOST_IMAGE_MAX     U64(0x200000)
 #define HOST_DOORBELL_VA   (HOST_IMAGE_VA + U64(0x3ff00000))  /* ioeventfd MMIO page */
+#define PERCH_CONSOLE_DOORBELL 0x0   /* its offsets: the console thread's, */
+#define PERCH_DEVICE_DOORBELL  0x8   /* the device thread's */
 #define HOST_APIC_VA       (HOST_IMAGE_VA + U64(0x3fe00000))  /* the local APIC, xAPIC MMIO */
 
 /* The in-kernel local APIC stays at its default address, so guest memory
@@ -119,6 +121,25 @@
  * start_info.console.domU.evtchn and bound by the Host at start as a back
  * end's port (perch_shared.boot.console_port). */
 #define PERCH_CONSOLE_PORT 1
+
+/* xenstore's port (start_info.store_evtchn), bound at start like the
+ * console's. */
+#define PERCH_XENSTORE_PORT 2
+
+/*
+ * Back-end lines: each of the Launcher's back ends talks to the guest over
+ * one event-channel port, its line. The console and xenstore have fixed
+ * ports, bound at start; a device's port is one the guest allocated for
+ * domain 0 (EVTCHNOP_alloc_unbound) and named in xenstore, which the
+ * Launcher asks the Host to connect (perch_shared.lines.connect). A send
+ * on a line's port sets its bit in lines.notified and rings the device
+ * doorbell (the console keeps its own); the Launcher raises lines by
+ * setting bits in lines.raised and sending PERCH_BACKEND_VECTOR.
+ */
+#define PERCH_LINE_CONSOLE      0
+#define PERCH_LINE_XENSTORE     1
+#define PERCH_LINE_FIRST_DEVICE 2
+#define PERCH_LINES             16
 
 /* The Host's table of what each machine frame is (page types, pins). */
 #define HOST_FRAME_TABLE_VA (HOST_IMAGE_VA + U64(0x10000000))
@@ -281,6 +302,8 @@ struct perch_shared {
         uint64_t guest_rip, guest_rsp, guest_rsi;
         /* The ring console's port (PERCH_CONSOLE_PORT); 0: none. */
         uint64_t console_port;
+        /* xenstore's port (PERCH_XENSTORE_PORT); 0: none. */
+        uint64_t xenstore_port;
         /* --no-guest-isolation: guest user runs on the kernel's L4. */
         uint64_t no_guest_isolation;
     } boot;
@@ -304,6 +327,16 @@ struct perch_shared {
         uint64_t pf_address_decoded;   /* CPL3 #PFs whose address was proven */
         uint64_t tlb_flushes_elided;   /* flush requests that needed none */
     } stats;
+
+    /* Back-end lines (PERCH_LINE_*): bit N is line N. Each word changes
+     * by atomic or / exchange only; the Launcher trusts none of it. */
+    struct {
+        uint64_t notified;       /* the guest sent: Host sets, Launcher takes */
+        uint64_t raised;         /* to raise: Launcher sets, Host takes */
+        uint64_t connect;        /* to connect: Launcher sets, Host takes */
+        uint32_t port[PERCH_LINES];       /* Launcher: the port to connect */
+        uint32_t connected[PERCH_LINES];  /* Host: the port taken, 0: refused */
+    } lines;
 
     /* Console output: the Host produces, the Launcher consumes. */
     uint32_t console_prod;

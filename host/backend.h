@@ -1,25 +1,25 @@
 /*
- * The Launcher's back ends as the Host sees them (host/backend.c): the
- * event-channel ports they own, bound at start, and the interrupt
- * (PERCH_BACKEND_VECTOR) with which the Launcher says it has put something
- * into a ring for the guest.
+ * The Launcher's back ends as the Host sees them (host/backend.c): one
+ * line each (PERCH_LINE_*, abi/layout.h), an event-channel port per line,
+ * and the interrupt (PERCH_BACKEND_VECTOR) with which the Launcher says it
+ * has raised lines or named ports to connect.
  *
- * The guest's EVTCHNOP_send on such a port rings the Launcher's doorbell
- * (env_notify_backend): output costs no exit. Input costs one injected
- * interrupt, which raises the port to the guest.
+ * The guest's EVTCHNOP_send on a line's port rings the Launcher's doorbell
+ * (env_notify_backend): it costs no exit. The other way costs one injected
+ * interrupt, which raises the lines' ports to the guest.
  */
 #ifndef PERCH_HOST_BACKEND_H
 #define PERCH_HOST_BACKEND_H
 
 #include "host.h"
 
-/* Bind the ring console's port (perch_shared.boot.console_port; 0: no
- * console). Called once at start, after evtchn_init(). */
-void backend_init(uint64_t console_port);
+/* Bind the fixed lines' ports (perch_shared.boot.console_port and
+ * xenstore_port; 0: none). Called once at start, after evtchn_init(). */
+void backend_init(uint64_t console_port, uint64_t xenstore_port);
 
-/* The Launcher's interrupt came: raise the console port, if the guest
- * still has it (it may have closed it and bound the number to something
- * else, which must not see a stray event). Safe from an interrupt. */
+/* The Launcher's interrupt came: connect the ports it names in
+ * perch_shared.lines.connect, then raise the lines in lines.raised whose
+ * ports the guest still has. Safe from an interrupt. */
 void backend_interrupt(void);
 
 #endif

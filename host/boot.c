@@ -22,7 +22,7 @@ _Noreturn void host_boot(struct cpu_regs *regs)
     emulate_reset();
     evtchn_shared_info_mfn = b->shared_info_mfn;
     evtchn_init();
-    backend_init(b->console_port);
+    backend_init(b->console_port, b->xenstore_port);
     time_tsc_khz = b->tsc_khz;
     time_init();
     time_set_wallclock(b->wallclock_ns);

@@ -159,7 +159,7 @@ static void bind(unsigned port, enum evtchn_port_state state, unsigned virq)
     if (state == EVTCHN_VIRQ)
         evtchn_state.virq_port[virq] = port;
     if (state == EVTCHN_BACKEND)
-        evtchn_state.nr_backends++;
+        __atomic_fetch_add(&evtchn_state.nr_backends, 1, __ATOMIC_SEQ_CST);
 }
 
 /* Xen's evtchn_free: the pending bit goes (no stale event on a re-bind),
@@ -172,19 +172,35 @@ static void unbind(unsigned port)
     if (p->state == EVTCHN_VIRQ)
         evtchn_state.virq_port[p->virq] = 0;
     if (p->state == EVTCHN_BACKEND)
-        evtchn_state.nr_backends--;
+        __atomic_fetch_sub(&evtchn_state.nr_backends, 1, __ATOMIC_SEQ_CST);
     if (si)
         test_and_clear_bit(si->evtchn_pending, port);
     __builtin_memset(p, 0, sizeof(*p));
 }
 
-int evtchn_bind_backend(unsigned port)
+int evtchn_bind_backend(unsigned port, unsigned line)
 {
-    if (port == 0 || port >= EVTCHN_2L_NR_CHANNELS)
+    if (port == 0 || port >= EVTCHN_2L_NR_CHANNELS || line >= PERCH_LINES)
         return -XEN_EINVAL;
     if (port_bound(port))
         return -XEN_EBUSY;
+    evtchn_state.port[port].line = line;
     bind(port, EVTCHN_BACKEND, 0);
+    return 0;
+}
+
+int evtchn_connect_backend(unsigned port, unsigned line)
+{
+    struct evtchn_port *p;
+
+    if (port == 0 || port >= EVTCHN_2L_NR_CHANNELS || line >= PERCH_LINES)
+        return -XEN_EINVAL;
+    p = &evtchn_state.port[port];
+    if (p->state != EVTCHN_UNBOUND)
+        return -XEN_EINVAL;
+    p->line = line;
+    __atomic_fetch_add(&evtchn_state.nr_backends, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&p->state, EVTCHN_BACKEND, __ATOMIC_SEQ_CST);
     return 0;
 }
 
@@ -242,6 +258,24 @@ static long op_bind_ipi(uint64_t arg)
     return copy_to_guest(arg, &b, sizeof(b)) ? -XEN_EFAULT : 0;
 }
 
+/* Only domain 0 exists besides the guest, as perch's back ends. */
+static long op_alloc_unbound(uint64_t arg)
+{
+    struct evtchn_alloc_unbound a;
+    long port;
+
+    if (copy_from_guest(&a, arg, sizeof(a)))
+        return -XEN_EFAULT;
+    if (a.dom != DOMID_SELF || a.remote_dom != 0)
+        return -XEN_ESRCH;
+    port = alloc_port();
+    if (port < 0)
+        return port;
+    bind(port, EVTCHN_UNBOUND, 0);
+    a.port = port;
+    return copy_to_guest(arg, &a, sizeof(a)) ? -XEN_EFAULT : 0;
+}
+
 /* The one uint32_t port of close, send and unmask; ~0 if unreadable. */
 static uint64_t read_port(uint64_t arg)
 {
@@ -264,7 +298,8 @@ static long op_close(uint64_t arg)
     return 0;
 }
 
-/* Xen accepts a send only on IPI and interdomain ports. */
+/* Xen accepts a send only on IPI, interdomain and unbound ports, and
+ * drops one on an unbound port: nobody listens yet. */
 static long op_send(uint64_t arg)
 {
     uint64_t port = read_port(arg);
@@ -278,7 +313,9 @@ static long op_send(uint64_t arg)
         set_pending(port);
         return 0;
     case EVTCHN_BACKEND:
-        env_notify_backend(port);
+        env_notify_backend(evtchn_state.port[port].line);
+        return 0;
+    case EVTCHN_UNBOUND:
         return 0;
     default:
         return -XEN_EINVAL;
@@ -315,6 +352,10 @@ static void fill_status(struct evtchn_status *s)
         /* The peer is a back end, as if in domain 0; it has no port of
          * its own to show. */
         s->status = EVTCHNSTAT_interdomain;
+        break;
+    case EVTCHN_UNBOUND:
+        s->status = EVTCHNSTAT_unbound;
+        s->u.unbound.dom = 0;
         break;
     default:
         s->status = EVTCHNSTAT_closed;
@@ -357,8 +398,16 @@ static long op_bind_vcpu(uint64_t arg)
     return -XEN_EINVAL;
 }
 
-/* Closes every port the guest bound. Back-end ports stay: perch offers
- * them once, in start_info, and has no xenstore to offer them again. */
+static bool fixed_backend(unsigned port)
+{
+    const struct evtchn_port *p = &evtchn_state.port[port];
+
+    return p->state == EVTCHN_BACKEND && p->line < PERCH_LINE_FIRST_DEVICE;
+}
+
+/* Closes every port the guest bound, devices' included (their front ends
+ * allocate new ones). The console's and xenstore's stay: perch offers them
+ * once, in start_info. */
 static long op_reset(uint64_t arg)
 {
     struct evtchn_reset r;
@@ -368,16 +417,15 @@ static long op_reset(uint64_t arg)
     if (r.dom != DOMID_SELF)
         return -XEN_ESRCH;
     for (unsigned port = 1; port < EVTCHN_2L_NR_CHANNELS; port++)
-        if (port_bound(port) && evtchn_state.port[port].state != EVTCHN_BACKEND)
+        if (port_bound(port) && !fixed_backend(port))
             unbind(port);
     return 0;
 }
 
 /*
- * Not offered: alloc_unbound (Linux then runs without xenstore, as
- * docs/xen-pv.md section 9 recommends for a domU without one), the FIFO ABI
- * (init_control, expand_array, set_priority: Linux falls back to 2-level),
- * and interdomain and pirq bindings (there is no other domain, no device).
+ * Not offered: the FIFO ABI (init_control, expand_array, set_priority:
+ * Linux falls back to 2-level), and interdomain and pirq bindings (a domU's
+ * back ends bind to it, not it to them; there is no physical device).
  */
 long do_event_channel_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4,
                          uint64_t a5)
@@ -388,6 +436,8 @@ long do_event_channel_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4,
         return op_bind_virq(arg);
     case EVTCHNOP_bind_ipi:
         return op_bind_ipi(arg);
+    case EVTCHNOP_alloc_unbound:
+        return op_alloc_unbound(arg);
     case EVTCHNOP_close:
         return op_close(arg);
     case EVTCHNOP_send:

@@ -26,12 +26,14 @@ enum evtchn_port_state {
     EVTCHN_VIRQ,       /* bound to a virtual IRQ */
     EVTCHN_IPI,        /* bound to an IPI (a send raises it locally) */
     EVTCHN_BACKEND,    /* interdomain to a back end inside perch */
+    EVTCHN_UNBOUND,    /* allocated for domain 0 to connect (alloc_unbound) */
 };
 
 struct evtchn_port {
     uint8_t state;         /* enum evtchn_port_state */
     uint8_t virq;          /* EVTCHN_VIRQ: which */
     uint8_t notify_vcpu;   /* always 0: one vCPU */
+    uint8_t line;          /* EVTCHN_BACKEND: its PERCH_LINE_* */
 };
 
 struct evtchn_state {
@@ -61,10 +63,18 @@ void evtchn_init(void);
 volatile struct shared_info *evtchn_shared_info(void);
 volatile struct vcpu_info *evtchn_vcpu_info(void);
 
-/* Bind `port` (1..4095, free) as interdomain to a back end inside perch:
- * the guest's EVTCHNOP_send on it calls env_notify_backend(port).
- * 0, -XEN_EINVAL (out of range) or -XEN_EBUSY (already bound). */
-int evtchn_bind_backend(unsigned port);
+/* Bind `port` (1..4095, free) as interdomain to back-end line `line`
+ * (< PERCH_LINES): the guest's EVTCHNOP_send on it calls
+ * env_notify_backend(line). 0, -XEN_EINVAL (out of range) or -XEN_EBUSY
+ * (already bound). */
+int evtchn_bind_backend(unsigned port, unsigned line);
+
+/* Connect a port the guest allocated for domain 0 (EVTCHNOP_alloc_unbound)
+ * to back-end line `line`, as a back end's bind_interdomain does. Safe from
+ * an interrupt: the only change is unbound -> back end, in one store after
+ * the line, so a hypercall it interrupts sees one state or the other.
+ * 0, or -XEN_EINVAL if the port is not such a port. */
+int evtchn_connect_backend(unsigned port, unsigned line);
 
 /* Raise a bound port as Xen's 2-level ABI does: set its pending bit; if it
  * was not pending and is not masked, set its word's bit in pending_sel and
@@ -99,8 +109,9 @@ long do_event_channel_op_compat(uint64_t arg, uint64_t, uint64_t, uint64_t, uint
 
 /* ---- Provided by the environment (host/vm/ inside the VM) ----------------- */
 
-/* The guest sent on a port bound with evtchn_bind_backend(). */
-void env_notify_backend(unsigned port);
+/* The guest sent on back-end line `line`'s port (or the Host connected
+ * one): tell the Launcher. */
+void env_notify_backend(unsigned line);
 
 /* Halt the vCPU until an interrupt has been handled: the timer interrupt
  * calls time_timer_fired(), a back end's interrupt evtchn_raise(), before

@@ -25,6 +25,7 @@
 #include "initramfs.h"
 #include "kernel_image.h"
 #include "kvm.h"
+#include "lines.h"
 #include "vcpu_loop.h"
 #include "sandbox.h"
 #include "stats.h"
@@ -38,7 +39,8 @@ struct launch {
     struct hole hole;
     struct domain_layout layout;
     struct kvm_vm vm;
-    int doorbell_fd;
+    int doorbell_fd;          /* the console thread's */
+    int device_doorbell_fd;   /* the device thread's (lines.h) */
     struct default_guest guest;   /* perch's cache, when used */
     const struct launch_io *io;   /* NULL: a person at the console */
     struct run_stats *stats;      /* the running guest's exit counts */
@@ -193,7 +195,10 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     l->hole.shared->boot.no_guest_isolation = o->no_guest_isolation;
     l->hole.shared->boot.console_port = PERCH_CONSOLE_PORT;
     if (kvm_vm_create(&l->vm, &l->gm, e) ||
-        kvm_doorbell(&l->vm, l->hole.doorbell_gpa, &l->doorbell_fd, e))
+        kvm_doorbell(&l->vm, l->hole.doorbell_gpa + PERCH_CONSOLE_DOORBELL,
+                     &l->doorbell_fd, e) ||
+        kvm_doorbell(&l->vm, l->hole.doorbell_gpa + PERCH_DEVICE_DOORBELL,
+                     &l->device_doorbell_fd, e))
         return -1;
     /* The guest's TSC starts near 0 with the vCPU: wall clock at TSC 0. */
     l->hole.shared->boot.tsc_khz = kvm_tsc_khz(&l->vm);
@@ -202,9 +207,11 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
 }
 
 /* The console back end's way to tell the guest there is input. */
-static void notify_console(void *vm)
+static void notify_console(void *arg)
 {
-    kvm_signal_msi(vm, PERCH_BACKEND_VECTOR);
+    struct launch *l = arg;
+
+    lines_raise(l->hole.shared, &l->vm, PERCH_LINE_CONSOLE);
 }
 
 /* A counter mark from the guest: hand it on with the counters now. */
@@ -242,7 +249,7 @@ static int start_console(struct launch *l, struct console *c, bool sandbox,
         .in_fd = tty >= 0 ? STDIN_FILENO : -1,
         .keys = tty == 1,
         .notify_guest = notify_console,
-        .notify_arg = &l->vm,
+        .notify_arg = l,
         .vcpu_immediate_exit = &l->vm.run->immediate_exit,
         .sandbox = sandbox,
     };
@@ -331,6 +338,8 @@ static void release(struct launch *l)
     kvm_vm_destroy(&l->vm);
     if (l->doorbell_fd >= 0)
         close(l->doorbell_fd);
+    if (l->device_doorbell_fd >= 0)
+        close(l->device_doorbell_fd);
     guest_memory_release(&l->gm);
     file_release(&l->initrd);
     file_release(&l->kernel);
@@ -351,7 +360,7 @@ int launch_with(const struct options *o, const struct launch_io *io,
     int status = STATUS_ERROR;
 
     memset(&l, 0, sizeof(l));
-    l.doorbell_fd = -1;
+    l.doorbell_fd = l.device_doorbell_fd = -1;
     l.io = io;
     l.stats = &p.run.stats;
     l.vm.kvm_fd = l.vm.vm_fd = l.vm.vcpu_fd = -1;

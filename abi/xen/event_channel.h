@@ -68,6 +68,15 @@ struct evtchn_bind_vcpu {
 };
 _Static_assert(sizeof(struct evtchn_bind_vcpu) == 8, "evtchn_bind_vcpu");
 
+/* A port for another domain (remote_dom) to bind: a back end's. */
+struct evtchn_alloc_unbound {
+    domid_t dom;               /* DOMID_SELF */
+    domid_t remote_dom;
+    evtchn_port_t port;        /* out */
+};
+_Static_assert(sizeof(struct evtchn_alloc_unbound) == 8, "evtchn_alloc_unbound");
+_Static_assert(offsetof(struct evtchn_alloc_unbound, port) == 4, "alloc_unbound.port");
+
 struct evtchn_reset { domid_t dom; };
 _Static_assert(sizeof(struct evtchn_reset) == 2, "evtchn_reset");
 

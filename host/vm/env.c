@@ -15,7 +15,7 @@ void env_call_launcher(void)
 
 void env_ring_doorbell(void)
 {
-    *(volatile uint32_t *)HOST_DOORBELL_VA = 1;
+    *(volatile uint32_t *)(HOST_DOORBELL_VA + PERCH_CONSOLE_DOORBELL) = 1;
 }
 
 uint64_t env_syscall_entry(void)
@@ -75,11 +75,16 @@ uint64_t env_rdtsc(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
-/* The Launcher's back ends share the one doorbell for now. */
-void env_notify_backend(unsigned port)
+/* The console thread has its doorbell; the device thread learns which
+ * lines from lines.notified, set before its doorbell rings. */
+void env_notify_backend(unsigned line)
 {
-    (void)port;
-    env_ring_doorbell();
+    if (line == PERCH_LINE_CONSOLE) {
+        env_ring_doorbell();
+        return;
+    }
+    __atomic_fetch_or(&perch_shared.lines.notified, 1ull << line, __ATOMIC_SEQ_CST);
+    *(volatile uint32_t *)(HOST_DOORBELL_VA + PERCH_DEVICE_DOORBELL) = 1;
 }
 
 /* Sleep in ring 0 until an interrupt; host/trap.c resumes us. */

@@ -1,9 +1,25 @@
-/* libFuzzer harness of event_channel_op (host/evtchn.c): operations, their structs, shared_info. */
+/* libFuzzer harness of event_channel_op (host/evtchn.c): operations, their structs, shared_info, and the back-end lines the Launcher's interrupt connects and raises (host/backend.c). */
 #include "fuzz.h"
 #include "machine.h"
 #include "host_env.h"
 
+#include "../../host/backend.h"
 #include "../../host/evtchn.h"
+
+/* Command 0x7f is no hypercall: the Launcher's interrupt, with the lines
+ * words (connect, raised, one line's port) from the argument bytes, as a
+ * guest that scribbles on them or a Launcher asking for any port would. */
+#define BACKEND_INTERRUPT 0x7f
+
+static void backend_interrupt_from(struct fuzz_in *args)
+{
+    unsigned line = (unsigned)fuzz_uint(args, 1) % PERCH_LINES;
+
+    perch_shared.lines.connect = fuzz_uint(args, 2);
+    perch_shared.lines.raised = fuzz_uint(args, 2);
+    perch_shared.lines.port[line] = (uint32_t)fuzz_uint(args, 2);
+    backend_interrupt();
+}
 
 #define MAX_OPS   8
 #define ARG_BYTES 24      /* the largest evtchn_* argument struct, and more */
@@ -33,6 +49,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         (arg - FUZZ_BUF_VA);
         size_t room = FUZZ_BUF_PAGES * 4096 - (arg - FUZZ_BUF_VA);
 
+        if ((cmd & 0x7f) == BACKEND_INTERRUPT) {
+            backend_interrupt_from(&args);
+            continue;
+        }
         p = fuzz_bytes(&args, ARG_BYTES, &n);
         memcpy(slot, p, n < room ? n : room);
         /* Bit 7: the old hypercall, whose struct starts with the command. */

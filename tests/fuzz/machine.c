@@ -49,7 +49,8 @@ bool fuzz_machine_boot(bool strict)
     emulate_reset();
     evtchn_shared_info_mfn = FUZZ_SHARED_INFO;
     evtchn_init();
-    backend_init(PERCH_CONSOLE_PORT);
+    memset(&perch_shared.lines, 0, sizeof(perch_shared.lines));
+    backend_init(PERCH_CONSOLE_PORT, PERCH_XENSTORE_PORT);
     time_tsc_khz = 2000000;
     time_init();
     memset(frame_table, 0, sizeof(frame_table));

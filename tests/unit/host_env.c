@@ -361,9 +361,9 @@ __attribute__((weak)) void env_write_gs_base(uint64_t base)
 
 unsigned host_env_backend_notifications;
 
-__attribute__((weak)) void env_notify_backend(unsigned port)
+__attribute__((weak)) void env_notify_backend(unsigned line)
 {
-    (void)port;
+    (void)line;
     host_env_backend_notifications++;
 }
 

@@ -183,9 +183,9 @@ static void raise_when_already_pending_changes_nothing(void)
 static void raise_sets_the_ports_selector_word(void)
 {
     setup();
-    CHECK(evtchn_bind_backend(70) == 0);
-    CHECK(evtchn_bind_backend(4095) == 0);
-    CHECK(evtchn_bind_backend(127) == 0);
+    CHECK(evtchn_bind_backend(70, PERCH_LINE_CONSOLE) == 0);
+    CHECK(evtchn_bind_backend(4095, PERCH_LINE_CONSOLE) == 0);
+    CHECK(evtchn_bind_backend(127, PERCH_LINE_CONSOLE) == 0);
     evtchn_raise(70);
     CHECK(bit(si->evtchn_pending, 70));
     CHECK(vi0->evtchn_pending_sel == 1ull << 1);
@@ -280,7 +280,7 @@ static void bind_virq_errors(void)
 static void bind_ipi_takes_lowest_free_port(void)
 {
     setup();
-    CHECK(evtchn_bind_backend(2) == 0);
+    CHECK(evtchn_bind_backend(2, PERCH_LINE_CONSOLE) == 0);
     CHECK(bind_ipi() == 1);
     CHECK(bind_ipi() == 3);
     CHECK(bind_ipi() == 4);
@@ -322,10 +322,10 @@ static void send_ipi_raises_it(void)
 static void send_backend_port_notifies_backend(void)
 {
     setup();
-    CHECK(evtchn_bind_backend(1) == 0);
+    CHECK(evtchn_bind_backend(1, 3) == 0);
     CHECK(port_op(EVTCHNOP_send, 1) == 0);
     CHECK(port_op(EVTCHNOP_send, 1) == 0);
-    CHECK(nr_notified == 2 && notified[0] == 1 && notified[1] == 1);
+    CHECK(nr_notified == 2 && notified[0] == 3 && notified[1] == 3);   /* the line */
     CHECK(!bit(si->evtchn_pending, 1));   /* the guest's own side: untouched */
     CHECK(status_of(1, NULL) == EVTCHNSTAT_interdomain);
 }
@@ -371,7 +371,7 @@ static void close_frees_port_and_clears_pending(void)
 static void close_backend_port(void)
 {
     setup();
-    CHECK(evtchn_bind_backend(1) == 0);
+    CHECK(evtchn_bind_backend(1, PERCH_LINE_CONSOLE) == 0);
     CHECK(evtchn_backends_bound());
     CHECK(port_op(EVTCHNOP_close, 1) == 0);
     CHECK(!evtchn_backends_bound());
@@ -423,7 +423,7 @@ static void status_of_each_kind(void)
     struct evtchn_status s;
 
     setup();
-    CHECK(evtchn_bind_backend(1) == 0);
+    CHECK(evtchn_bind_backend(1, PERCH_LINE_CONSOLE) == 0);
     CHECK(bind_virq(VIRQ_DEBUG, 0) == 2);
     CHECK(bind_ipi() == 3);
     CHECK(status_of(0, &s) == EVTCHNSTAT_closed);
@@ -453,7 +453,7 @@ static void bind_vcpu_rules(void)
     CHECK(bind_virq(VIRQ_TIMER, 0) == 1);
     CHECK(bind_virq(VIRQ_CONSOLE, 0) == 2);
     CHECK(bind_ipi() == 3);
-    CHECK(evtchn_bind_backend(4) == 0);
+    CHECK(evtchn_bind_backend(4, PERCH_LINE_CONSOLE) == 0);
     CHECK(bind_vcpu(1, 0) == -XEN_EINVAL);   /* per-vCPU virq */
     CHECK(bind_vcpu(2, 0) == 0);             /* global virq */
     CHECK(bind_vcpu(3, 0) == -XEN_EINVAL);   /* IPI */
@@ -468,7 +468,7 @@ static void reset_closes_guest_ports_keeps_backends(void)
     struct evtchn_reset r = { .dom = DOMID_SELF };
 
     setup();
-    CHECK(evtchn_bind_backend(1) == 0);
+    CHECK(evtchn_bind_backend(1, PERCH_LINE_CONSOLE) == 0);
     CHECK(bind_virq(VIRQ_TIMER, 0) == 2);
     CHECK(bind_ipi() == 3);
     evtchn_raise(3);
@@ -486,7 +486,7 @@ static void reset_closes_guest_ports_keeps_backends(void)
 static void not_offered_and_unknown_enosys(void)
 {
     static const uint64_t cmds[] = {
-        EVTCHNOP_bind_interdomain, EVTCHNOP_bind_pirq, EVTCHNOP_alloc_unbound,
+        EVTCHNOP_bind_interdomain, EVTCHNOP_bind_pirq,
         EVTCHNOP_init_control, EVTCHNOP_expand_array, EVTCHNOP_set_priority,
         14, 15, 1000, ~0ull, (1ull << 32) | EVTCHNOP_bind_ipi,
     };
@@ -564,13 +564,14 @@ static void backend_binding_rules(void)
 {
     setup();
     CHECK(!evtchn_backends_bound());
-    CHECK(evtchn_bind_backend(0) == -XEN_EINVAL);
-    CHECK(evtchn_bind_backend(4096) == -XEN_EINVAL);
-    CHECK(evtchn_bind_backend(1) == 0);
-    CHECK(evtchn_bind_backend(1) == -XEN_EBUSY);
+    CHECK(evtchn_bind_backend(0, PERCH_LINE_CONSOLE) == -XEN_EINVAL);
+    CHECK(evtchn_bind_backend(4096, PERCH_LINE_CONSOLE) == -XEN_EINVAL);
+    CHECK(evtchn_bind_backend(1, PERCH_LINES) == -XEN_EINVAL);
+    CHECK(evtchn_bind_backend(1, PERCH_LINE_CONSOLE) == 0);
+    CHECK(evtchn_bind_backend(1, PERCH_LINE_CONSOLE) == -XEN_EBUSY);
     CHECK(evtchn_backends_bound());
     CHECK(bind_ipi() == 2);   /* the guest's bindings go around it */
-    CHECK(evtchn_bind_backend(2) == -XEN_EBUSY);
+    CHECK(evtchn_bind_backend(2, PERCH_LINE_CONSOLE) == -XEN_EBUSY);
     evtchn_raise(1);          /* the back end notifies the guest */
     CHECK(bit(si->evtchn_pending, 1) && vi0->evtchn_upcall_pending);
 }

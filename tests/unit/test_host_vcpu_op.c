@@ -331,7 +331,7 @@ static void block_rides_out_spurious_wakeups(void)
 static void block_woken_by_backend(void)
 {
     setup();
-    CHECK(evtchn_bind_backend(7) == 0);
+    CHECK(evtchn_bind_backend(7, PERCH_LINE_CONSOLE) == 0);
     idle_action = IDLE_RAISE_PORT;
     idle_port = 7;
     idle_spurious = 1;
@@ -437,7 +437,7 @@ static void poll_woken_by_other_event(void)
     idle_port = other;
     CHECK(poll(&port, 1, 0) == 0);   /* no timer, no back end: at once */
     CHECK(nr_idles == 0);
-    CHECK(evtchn_bind_backend(9) == 0);    /* now something could come */
+    CHECK(evtchn_bind_backend(9, PERCH_LINE_CONSOLE) == 0);    /* now something could come */
     CHECK(poll(&port, 1, 0) == 0);
     CHECK(nr_idles == 1 && pending(other) && !pending(port));
 }
