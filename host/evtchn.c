@@ -258,7 +258,12 @@ static long op_bind_ipi(uint64_t arg)
     return copy_to_guest(arg, &b, sizeof(b)) ? -XEN_EFAULT : 0;
 }
 
-/* Only domain 0 exists besides the guest, as perch's back ends. */
+/*
+ * Only domain 0 exists besides the guest, as perch's back ends. A port for
+ * the guest itself is a loopback channel, which perch does not offer (no
+ * bind_interdomain): Linux asks for one only to host xenstore itself when
+ * start_info names none, and runs without xenstore when told -ENOSYS.
+ */
 static long op_alloc_unbound(uint64_t arg)
 {
     struct evtchn_alloc_unbound a;
@@ -266,6 +271,8 @@ static long op_alloc_unbound(uint64_t arg)
 
     if (copy_from_guest(&a, arg, sizeof(a)))
         return -XEN_EFAULT;
+    if (a.dom == DOMID_SELF && a.remote_dom == DOMID_SELF)
+        return -XEN_ENOSYS;
     if (a.dom != DOMID_SELF || a.remote_dom != 0)
         return -XEN_ESRCH;
     port = alloc_port();

@@ -294,6 +294,9 @@ static void alloc_unbound_rules(void)
     CHECK(op(EVTCHNOP_alloc_unbound, &a, sizeof(a)) == -XEN_ESRCH);
     a = (struct evtchn_alloc_unbound){ .dom = 3, .remote_dom = 0 };
     CHECK(op(EVTCHNOP_alloc_unbound, &a, sizeof(a)) == -XEN_ESRCH);
+    /* Linux's own xenstore, when start_info names none: not offered. */
+    a = (struct evtchn_alloc_unbound){ .dom = DOMID_SELF, .remote_dom = DOMID_SELF };
+    CHECK(op(EVTCHNOP_alloc_unbound, &a, sizeof(a)) == -XEN_ENOSYS);
     port = alloc_unbound();
     CHECK(send(port) == 0);
     s = (struct evtchn_status){ .dom = DOMID_SELF, .port = port };
