@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void cli_print_help(void)
@@ -33,6 +34,12 @@ void cli_print_help(void)
 "                         perch's own (so not with -- CMD)\n"
 "  --cmdline STRING       guest kernel command line (default for a Linux\n"
 "                         kernel: console=hvc0)\n"
+"  --disk FILE[,ro]       attach a raw disk image as xvda, the next as xvdb,\n"
+"                         ... (at most %d; ,ro: read-only); repeatable\n"
+"  --root DEV             boot from a disk: perch's initramfs loads the disk\n"
+"                         driver, mounts DEV (e.g. /dev/xvda or /dev/xvda1)\n"
+"                         and runs its /sbin/init; with -- CMD, CMD runs once\n"
+"                         the system is up\n"
 "  --strict               apply Xen's page-type and reference-count rules to\n"
 "                         the guest's page tables and return Xen's errors\n"
 "                         (slower; for catching guest bugs)\n"
@@ -96,7 +103,7 @@ void cli_print_help(void)
 "(128+N if signal N ended it, 127 if it was not found). Any guest may do\n"
 "the same: \"\\033]perch-exit;N\\007\" (N 0-255) on its console, then\n"
 "poweroff, makes perch exit with N.\n",
-        DEFAULT_MEM_MIB, MAX_MEM_MIB);
+        DEFAULT_MEM_MIB, MAX_MEM_MIB, MAX_DISKS);
 }
 
 static int parse_mem(const char *s, uint64_t *mib, struct error *e)
@@ -115,6 +122,28 @@ static int parse_mem(const char *s, uint64_t *mib, struct error *e)
     if (v == 0)
         return fail(e, "--mem must be at least 1 MiB");
     *mib = v;
+    return 0;
+}
+
+/* FILE or FILE,ro: the flag after the last comma, so a name may hold
+ * commas as long as it then ends in ",ro". */
+static int parse_disk(const char *s, struct options *o, struct error *e)
+{
+    const char *comma = strrchr(s, ',');
+    struct disk_option *d = &o->disks[o->nr_disks];
+
+    if (o->nr_disks == MAX_DISKS)
+        return fail(e, "at most %d --disk options (xvda to xvd%c)", MAX_DISKS,
+                    'a' + MAX_DISKS - 1);
+    if (comma && strcmp(comma + 1, "ro"))
+        return fail(e, "--disk '%s': unknown flag '%s' (FILE or FILE,ro)", s, comma + 1);
+    d->readonly = comma != NULL;
+    d->path = comma ? strndup(s, comma - s) : s;
+    if (!d->path)
+        return fail(e, "out of memory");
+    if (!d->path[0])
+        return fail(e, "--disk needs a file name");
+    o->nr_disks++;
     return 0;
 }
 
@@ -144,7 +173,8 @@ static int split_command(int *argc, char **argv, struct options *o,
 }
 
 /* A value option given twice is refused: last-wins would quietly drop one
- * of the user's values. seen[] is indexed by the option's getopt value. */
+ * of the user's values (--disk adds a disk each time). seen[] is indexed
+ * by the option's getopt value. */
 static int take_once(const struct option *longopts, bool seen[128], int c,
                      struct error *e)
 {
@@ -152,11 +182,26 @@ static int take_once(const struct option *longopts, bool seen[128], int c,
 
     while (opt->name && opt->val != c)
         opt++;
-    if (!opt->name || opt->has_arg != required_argument)
+    if (!opt->name || opt->has_arg != required_argument || c == 'd')
         return 0;
     if (seen[c])
         return fail(e, "option --%s given twice", opt->name);
     seen[c] = true;
+    return 0;
+}
+
+/* --root is perch's initramfs's work, on one of the disks. */
+static int check_root(const struct options *o, struct error *e)
+{
+    if (!o->root)
+        return 0;
+    if (strncmp(o->root, "/dev/", 5) || !o->root[5])
+        return fail(e, "--root '%s' is not a device (e.g. /dev/xvda or /dev/xvda1)", o->root);
+    if (!o->nr_disks)
+        return fail(e, "--root %s needs a --disk to boot from", o->root);
+    if (o->initrd)
+        return fail(e, "--initrd and --root cannot be used together: perch's "
+                       "own initramfs mounts the root");
     return 0;
 }
 
@@ -167,6 +212,8 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "mem", required_argument, NULL, 'm' },
         { "initrd", required_argument, NULL, 'i' },
         { "cmdline", required_argument, NULL, 'c' },
+        { "disk", required_argument, NULL, 'd' },
+        { "root", required_argument, NULL, 'r' },
         { "stats", no_argument, NULL, 's' },
         { "strict", no_argument, NULL, 'S' },
         { "no-native-return", no_argument, NULL, 'N' },
@@ -194,6 +241,8 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'm': if (parse_mem(optarg, &o->mem_mib, e)) return -1; break;
         case 'i': o->initrd = optarg; break;
         case 'c': o->cmdline = optarg; break;
+        case 'd': if (parse_disk(optarg, o, e)) return -1; break;
+        case 'r': o->root = optarg; break;
         case 's': o->stats = true; break;
         case 'S': o->strict = true; break;
         case 'N': o->optimizations_off |= PERCH_OPT_NATIVE_RETURN; break;
@@ -222,7 +271,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
     if (o->initrd && o->cmd)
         return fail(e, "--initrd and -- CMD cannot be used together: the "
                        "command runs from perch's own initramfs");
-    return 0;
+    return check_root(o, e);
 }
 
 int cli_parse(int argc, char **argv, struct options *o, struct error *e)

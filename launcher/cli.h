@@ -12,7 +12,15 @@
 /* Machine memory ends below the local APIC at 0xfee00000 (abi/layout.h). */
 #define MAX_MEM_MIB 3584
 
+/* Disks are xvda, xvdb, ... in the order given. */
+#define MAX_DISKS 8
+
 enum command { CMD_RUN, CMD_HELP, CMD_VERSION, CMD_BENCH };
+
+struct disk_option {
+    const char *path;
+    bool readonly;             /* FILE,ro */
+};
 
 struct options {
     enum command command;
@@ -25,6 +33,9 @@ struct options {
     bool no_guest_isolation;   /* guest user on the guest kernel's L4 */
     bool no_sandbox;           /* --no-sandbox: the guest-facing threads unconfined */
     uint32_t optimizations_off;   /* PERCH_OPT_* (abi/layout.h) */
+    struct disk_option disks[MAX_DISKS];
+    unsigned nr_disks;
+    const char *root;          /* --root DEV: boot the disk's own init */
     char **cmd;                /* after `--`: run in the guest; NULL: a shell */
     int cmd_argc;
     char **bench_args;         /* `perch bench`'s words, parsed in bench.c */

@@ -365,6 +365,10 @@ int launch_with(const struct options *o, const struct launch_io *io,
     l.stats = &p.run.stats;
     l.vm.kvm_fd = l.vm.vm_fd = l.vm.vcpu_fd = -1;
     sigaction(SIGPIPE, NULL, &old_pipe);   /* restored at the end */
+    if (o->nr_disks || o->root) {   /* WIP: the block back end lands next */
+        fail(e, "--disk and --root are not wired to a back end yet");
+        goto out;
+    }
     if (choose_kernel(&l, o, &chosen, e) || load_files(&l, &chosen, e) ||
         build_memory(&l, &chosen, e) || start_vm(&l, &chosen, e))
         goto out;
