@@ -24,7 +24,7 @@ static uint64_t first_frame;
 static uint32_t max_frames;
 static uint32_t frames_in_use;
 
-bool grant_table_init(uint64_t first_mfn, uint64_t nr_frames)
+bool grant_table_boot(uint64_t first_mfn, uint64_t nr_frames)
 {
     const typeof(perch_shared.boot) *b = &perch_shared.boot;
 

@@ -15,7 +15,7 @@
  * -ENOSYS as before perch had one. Returns false, leaving no table, when
  * the frames are not where they must be.
  */
-bool grant_table_init(uint64_t first_mfn, uint64_t max_frames);
+bool grant_table_boot(uint64_t first_mfn, uint64_t max_frames);
 
 /* Is mfn a frame of the table the guest has been given (setup_table's
  * frames so far, or the first, which exists from the start as in Xen)?
