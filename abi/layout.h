@@ -141,6 +141,16 @@
 #define PERCH_LINE_FIRST_DEVICE 2
 #define PERCH_LINES             16
 
+/*
+ * The guest's grant table (v1): frames the Launcher takes from perch's
+ * private ones, zeroed, and names in perch_shared.boot; the Host hands
+ * them to the guest (GNTTABOP_setup_table) and the Launcher's back ends
+ * read the entries (launcher/grant.c). 32 frames, 16384 entries, is what
+ * Xen's toolstack gives a domU by default (libxl's max_grant_frames): room
+ * for several multi-queue block and network front ends, for 128 KiB.
+ */
+#define PERCH_GRANT_FRAMES 32
+
 /* The Host's table of what each machine frame is (page types, pins). */
 #define HOST_FRAME_TABLE_VA (HOST_IMAGE_VA + U64(0x10000000))
 #define HOST_FRAME_TABLE_MAX U64(0x2000000)
@@ -306,6 +316,10 @@ struct perch_shared {
         uint64_t xenstore_port;
         /* --no-guest-isolation: guest user runs on the kernel's L4. */
         uint64_t no_guest_isolation;
+        /* The grant table: grant_nr_frames consecutive perch-private
+         * frames from grant_first_mfn (0 frames: no grant table). */
+        uint64_t grant_first_mfn;
+        uint64_t grant_nr_frames;
     } boot;
 
     struct {

@@ -8,6 +8,7 @@
 #include "emulate.h"
 #include "env.h"
 #include "evtchn.h"
+#include "grant_table.h"
 #include "host.h"
 #include "mm.h"
 #include "time.h"
@@ -27,6 +28,8 @@ _Noreturn void host_boot(struct cpu_regs *regs)
     time_init();
     time_set_wallclock(b->wallclock_ns);
     mm_shared_info_mfn = b->shared_info_mfn;
+    if (!grant_table_boot(b->grant_first_mfn, b->grant_nr_frames))
+        host_fatal("the grant table's frames are not perch-private");
     mm_m2p_maddr = b->m2p_maddr;
     mm_frames = (struct mm_frame_info *)b->frame_table_va;
     mm_strict = b->strict;

@@ -83,6 +83,7 @@ long do_memory_op(uint64_t cmd, uint64_t arg, uint64_t, uint64_t, uint64_t);
 long do_vm_assist(uint64_t cmd, uint64_t type, uint64_t, uint64_t, uint64_t);
 long do_physdev_op(uint64_t cmd, uint64_t arg, uint64_t, uint64_t, uint64_t);
 long do_physdev_op_compat(uint64_t arg, uint64_t, uint64_t, uint64_t, uint64_t);
+long do_grant_table_op(uint64_t cmd, uint64_t uop, uint64_t count, uint64_t, uint64_t);
 
 /* iret is no ordinary hypercall: the frame it pops becomes the vCPU's. */
 _Noreturn void do_iret(struct cpu_regs *regs);

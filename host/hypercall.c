@@ -29,6 +29,7 @@ static const hypercall_fn hypercall_table[XEN_NR_HYPERCALLS] = {
     [HYPERVISOR_vm_assist] = do_vm_assist,
     [HYPERVISOR_physdev_op] = do_physdev_op,
     [HYPERVISOR_physdev_op_compat] = do_physdev_op_compat,
+    [HYPERVISOR_grant_table_op] = do_grant_table_op,
     [HYPERVISOR_event_channel_op] = do_event_channel_op,
     [HYPERVISOR_event_channel_op_compat] = do_event_channel_op_compat,
     [HYPERVISOR_vcpu_op] = do_vcpu_op,

@@ -6,6 +6,7 @@
 #include "mm.h"
 
 #include "env.h"
+#include "grant_table.h"
 #include "guest_mode.h"
 #include "tlb.h"
 
@@ -105,9 +106,18 @@ static uint64_t refused_flags(int level)
     return upper;
 }
 
+/* The perch-private frames Xen would have shared with the guest, which an
+ * L1 entry may map (writable too): shared_info, and the grant table's
+ * frames the guest has been given (host/grant_table.c). */
+static bool shared_with_guest(uint64_t mfn)
+{
+    return mfn < perch_shared.boot.machine_frames &&
+           (mfn == mm_shared_info_mfn || grant_table_frame(mfn));
+}
+
 /*
  * The frame a present entry names must be the guest's; an L1 entry may also
- * map shared_info. Xen's errors: in an L1 entry, a frame of another owner
+ * map a frame shared with it. Xen's errors: in an L1 entry, a frame of another owner
  * is -EBUSY, one outside RAM is MMIO the guest may not map, -EPERM, and the
  * all-ones frame number -EINVAL; a table that is not the guest's is
  * -EINVAL. MM_ANY gets the L1 answers.
@@ -120,7 +130,7 @@ static long check_target(uint64_t mfn, int level)
         return 0;
     if (level > MM_L1)
         return -XEN_EINVAL;
-    if (mfn == mm_shared_info_mfn && mfn < frames)
+    if (shared_with_guest(mfn))
         return 0;
     if (mfn == PTE_ADDR_MASK >> XEN_PAGE_SHIFT)
         return -XEN_EINVAL;   /* the all-ones frame: INVALID_MFN, never MMIO */

@@ -32,8 +32,9 @@
 /* Xen's page-type rules (see the top of this file). Default false. */
 extern bool mm_strict;
 
-/* The shared_info frame: the one perch-private frame an L1 entry may map.
- * Default INVALID_MFN; set it from perch_shared.boot.shared_info_mfn. */
+/* The shared_info frame: a perch-private frame an L1 entry may map (the
+ * other ones are the grant table's, grant_table_frame()). Default
+ * INVALID_MFN; set it from perch_shared.boot.shared_info_mfn. */
 extern uint64_t mm_shared_info_mfn;
 
 /* Machine address of M2P entry 0 (8 bytes per machine frame, contiguous,

@@ -51,10 +51,18 @@ void *gm_pfn(const struct guest_memory *gm, uint64_t pfn)
     return gm_frame(gm, gm_pfn_to_mfn(gm, pfn));
 }
 
-uint64_t gm_alloc_private(struct guest_memory *gm)
+uint64_t gm_alloc_private_range(struct guest_memory *gm, uint64_t n)
 {
-    if (gm->next_private >= gm->guest_mfn_base)
+    uint64_t first = gm->next_private;
+
+    if (!n || first >= gm->guest_mfn_base || n > gm->guest_mfn_base - first)
         return INVALID_MFN;
     /* Anonymous memory starts zeroed and private frames are taken once. */
-    return gm->next_private++;
+    gm->next_private += n;
+    return first;
+}
+
+uint64_t gm_alloc_private(struct guest_memory *gm)
+{
+    return gm_alloc_private_range(gm, 1);
 }

@@ -54,4 +54,8 @@ void *gm_pfn(const struct guest_memory *gm, uint64_t pfn);
  * INVALID_MFN when the private area is exhausted. */
 uint64_t gm_alloc_private(struct guest_memory *gm);
 
+/* Take n (>= 1) consecutive zeroed perch-private frames; returns the
+ * first, or INVALID_MFN (taking none) when fewer than n are left. */
+uint64_t gm_alloc_private_range(struct guest_memory *gm, uint64_t n);
+
 #endif

@@ -8,8 +8,9 @@
 #include "switcher_tables.h"
 
 /* Switcher, Host, descriptor tables, stacks and their page tables fit in
- * 4 MiB with room to spare; the M2P and the alias's tables scale with memory. */
-#define FIXED_PRIVATE_FRAMES 1024
+ * 4 MiB with room to spare, and the grant table comes on top; the M2P and
+ * the alias's tables scale with memory. */
+#define FIXED_PRIVATE_FRAMES (1024 + PERCH_GRANT_FRAMES)
 #define FRAMES_PER_L1 512ull
 #define FRAMES_PER_L2 (512ull * 512)
 
@@ -153,8 +154,13 @@ int hole_build(struct guest_memory *gm, const struct vm_images *images,
     if (switcher_build_user_view(gm, l4, images, hole))
         return fail(e, "out of perch-private memory building the user view");
     hole->shared_info_mfn = gm_alloc_private(gm);
+    /* Like shared_info, outside the guest's pages: the guest maps them
+     * itself after GNTTABOP_setup_table (host/grant_table.c). */
+    hole->grant_first_mfn = gm_alloc_private_range(gm, PERCH_GRANT_FRAMES);
+    hole->grant_nr_frames = PERCH_GRANT_FRAMES;
     hole->doorbell_gpa = gm->bytes;   /* first address past the memslot */
-    if (hole->shared_info_mfn == INVALID_MFN || build_m2p(gm, l4, hole) ||
+    if (hole->shared_info_mfn == INVALID_MFN || hole->grant_first_mfn == INVALID_MFN ||
+        build_m2p(gm, l4, hole) ||
         gm->bytes / PAGE_SIZE * 8 > HOST_FRAME_TABLE_MAX ||
         !hole_map_new(gm, l4, HOST_FRAME_TABLE_VA, gm->bytes / PAGE_SIZE * 8, HOST_RW) ||
         build_alias(gm, l4) ||
@@ -184,6 +190,8 @@ int hole_install(struct guest_memory *gm, const struct hole *hole,
     sh->boot.machine_frames = gm->bytes / PAGE_SIZE;
     sh->boot.kernel_cr3 = l4_mfn << PAGE_SHIFT;
     sh->boot.shared_info_mfn = hole->shared_info_mfn;
+    sh->boot.grant_first_mfn = hole->grant_first_mfn;
+    sh->boot.grant_nr_frames = hole->grant_nr_frames;
     sh->boot.m2p_maddr = hole->m2p_maddr;
     sh->boot.frame_table_va = HOST_FRAME_TABLE_VA;
     sh->boot.gdt_l1_maddr = hole->gdt_l1_maddr;

@@ -28,6 +28,8 @@ struct vm_images {
 struct hole {
     uint64_t template_l4_mfn;
     uint64_t shared_info_mfn;
+    uint64_t grant_first_mfn;       /* the grant table's frames, consecutive */
+    uint64_t grant_nr_frames;
     uint64_t doorbell_gpa;          /* ioeventfd address, outside the memslot */
     uint64_t lstar;                 /* the Host's syscall entry */
     uint64_t boot_entry;            /* the vCPU's first instruction */

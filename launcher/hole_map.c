@@ -50,16 +50,10 @@ uint64_t hole_map_range(struct guest_memory *gm, uint64_t l4, uint64_t va,
                               uint64_t bytes, uint64_t flags, const void *data,
                               uint64_t data_bytes)
 {
-    uint64_t n = div_up(bytes, PAGE_SIZE), first = INVALID_MFN;
+    uint64_t n = div_up(bytes, PAGE_SIZE), first = gm_alloc_private_range(gm, n);
 
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t mfn = gm_alloc_private(gm);
-
-        if (mfn == INVALID_MFN || (i && mfn != first + i))
-            return INVALID_MFN;
-        if (!i)
-            first = mfn;
-    }
+    if (first == INVALID_MFN)
+        return INVALID_MFN;
     if (data_bytes)
         memcpy(gm_frame(gm, first), data, data_bytes);
     for (uint64_t i = 0; i < n; i++)

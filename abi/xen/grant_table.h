@@ -1,12 +1,14 @@
 /*
  * Grant tables, version 1 (Xen 4.17's public/grant_table.h): what a domain
- * needs to share its frames with a back end. perch serves no grant_table_op
- * yet; these are the layouts it will need.
+ * needs to share its frames with a back end. perch serves query_size,
+ * setup_table, set_version and get_version (host/grant_table.c); its back
+ * ends check entries in the Launcher (launcher/grant.c).
  *
  * A v1 table is an array of 8-byte entries in frames the guest gets from
  * GNTTABOP_setup_table. The guest writes frame and domid, then flags last
  * (GTF_permit_access and friends); the hypervisor sets GTF_reading and
- * GTF_writing while the grant is mapped.
+ * GTF_writing while the grant is in use. A PV guest's frame is a machine
+ * frame number.
  */
 #ifndef PERCH_ABI_XEN_GRANT_TABLE_H
 #define PERCH_ABI_XEN_GRANT_TABLE_H
@@ -26,6 +28,11 @@
 #define GNTTABOP_get_version      10
 #define GNTTABOP_swap_grant_ref   11
 #define GNTTABOP_cache_flush      12
+
+/* The command's bits 12 and up carry Xen's continuation argument (Xen's
+ * own definition, but part of the ABI in effect): only cache_flush may
+ * have them set by a guest. */
+#define GNTTABOP_CMD_MASK          0xfffu
 
 /* The first entries are reserved for the toolstack's own grants. */
 #define GNTTAB_NR_RESERVED_ENTRIES 8
@@ -100,6 +107,24 @@ _Static_assert(sizeof(struct gnttab_query_size) == 16, "gnttab_query_size");
 _Static_assert(offsetof(struct gnttab_query_size, nr_frames) == 4, "query.nr_frames");
 _Static_assert(offsetof(struct gnttab_query_size, max_nr_frames) == 8, "query.max_nr_frames");
 _Static_assert(offsetof(struct gnttab_query_size, status) == 12, "query.status");
+
+/* GNTTABOP_set_version: in the version wanted, out the one in force. */
+struct gnttab_set_version {
+    uint32_t version;          /* in/out */
+};
+_Static_assert(sizeof(struct gnttab_set_version) == 4, "gnttab_set_version");
+
+/* GNTTABOP_get_version: the version of dom's table. */
+struct gnttab_get_version {
+    domid_t dom;               /* in */
+    uint16_t pad;
+    uint32_t version;          /* out */
+};
+_Static_assert(sizeof(struct gnttab_get_version) == 8, "gnttab_get_version");
+_Static_assert(offsetof(struct gnttab_get_version, version) == 4, "get_version.version");
+
+/* Entries per frame of a v1 table. */
+#define GRANT_ENTRIES_V1_PER_FRAME (XEN_PAGE_SIZE / sizeof(struct grant_entry_v1))
 
 #endif /* !__ASSEMBLER__ */
 

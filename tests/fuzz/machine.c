@@ -8,6 +8,7 @@
 #include "../../host/backend.h"
 #include "../../host/emulate.h"
 #include "../../host/evtchn.h"
+#include "../../host/grant_table.h"
 #include "../../host/guest_mode.h"
 #include "../../host/mm.h"
 #include "../../host/time.h"
@@ -58,7 +59,7 @@ bool fuzz_machine_boot(bool strict)
     mm_strict = strict;
     mm_shared_info_mfn = FUZZ_SHARED_INFO;
     mm_m2p_maddr = FUZZ_M2P * 4096;
-    return mm_boot() == 0;
+    return grant_table_boot(FUZZ_GRANT_MFN, FUZZ_GRANT_FRAMES) && mm_boot() == 0;
 }
 
 size_t fuzz_machine_fill(uint64_t mfn, const uint8_t *bytes, size_t n)

@@ -2,7 +2,7 @@
  * A small booted PV machine for the Host's fuzz harnesses
  * (tests/fuzz/machine.c), on host_env's stand-in memory: the state
  * host/boot.c leaves behind (page tables checked by mm_boot, event
- * channels, the console's port, time), with a request buffer and data
+ * channels, the console's port, time, the grant table), with a request buffer and data
  * pages mapped for the guest kernel, which the fuzz input fills.
  */
 #ifndef PERCH_TESTS_FUZZ_MACHINE_H
@@ -16,6 +16,8 @@
 #define FUZZ_GUEST_BASE  16          /* frames 0-15: perch-private */
 #define FUZZ_SHARED_INFO 3
 #define FUZZ_M2P         4           /* 512 entries: the whole M2P */
+#define FUZZ_GRANT_MFN   8           /* the grant table's frames */
+#define FUZZ_GRANT_FRAMES 4
 #define FUZZ_BUF_MFN     16          /* FUZZ_BUF_PAGES frames at FUZZ_BUF_VA */
 #define FUZZ_BUF_PAGES   2
 #define FUZZ_DATA_MFN    20          /* FUZZ_DATA_PAGES frames at FUZZ_DATA_VA */
