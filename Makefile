@@ -8,7 +8,7 @@ CSTD    := -std=gnu11
 
 # --- Launcher: an ordinary Linux program -----------------------------------
 LAUNCHER_CFLAGS := $(CSTD) $(WARN) -O2 -g -D_GNU_SOURCE -MMD -MP
-LAUNCHER_LIBS   := -lpthread -lz -llzma -lzstd -llz4
+LAUNCHER_LIBS   := -lpthread -lz -llzma -lzstd -llz4 -luring
 LAUNCHER_SRC    := $(wildcard launcher/*.c)
 LAUNCHER_OBJ    := $(LAUNCHER_SRC:%.c=$(BUILD)/%.o)
 # What the unit tests link: everything but main() and the embedded images.
