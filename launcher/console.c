@@ -9,7 +9,6 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "sandbox.h"
 #include "status.h"
 
 /* While input waits (for room in in[], or for the guest to take what is
@@ -128,12 +127,9 @@ int console_drain(struct console *c)
     return rc;
 }
 
-/* The guest must stop: make the vCPU thread leave KVM_RUN and look. */
 static void stop_vcpu(struct console *c)
 {
-    if (c->cfg.vcpu_immediate_exit)
-        __atomic_store_n(c->cfg.vcpu_immediate_exit, 1, __ATOMIC_SEQ_CST);
-    pthread_kill(c->vcpu_thread, SIGUSR1);
+    confined_thread_stop_vcpu(c->cfg.vcpu_immediate_exit, c->vcpu_thread);
 }
 
 /* ---- Input ----------------------------------------------------------------- */
@@ -271,28 +267,12 @@ static int serve(struct console *c, const struct pollfd fds[NR_FDS],
     return 0;
 }
 
-/* The thread faces the guest's rings, so it enters the sandbox before it
- * reads a byte of them; console_start() waits to hear how that went. */
-static bool confine(struct console *c)
-{
-    struct error e;
-    bool ok = !c->cfg.sandbox || sandbox_enter(&e) == 0;
-
-    if (!ok)
-        snprintf(c->problem, sizeof(c->problem), "%.*s",
-                 (int)sizeof(c->problem) - 1, e.msg);
-    c->confined = ok;
-    sem_post(&c->started);
-    return ok;
-}
-
-static void *console_thread(void *arg)
+/* The thread faces the guest's rings: confined_thread.h confines it. */
+static void console_thread(void *arg)
 {
     struct console *c = arg;
     struct pollfd fds[NR_FDS];
 
-    if (!confine(c))
-        return NULL;
     for (;;) {
         nfds_t nfds = wait_set(c, fds);
         int n = poll(fds, nfds, wait_ms(c));
@@ -310,14 +290,10 @@ static void *console_thread(void *arg)
             break;
         }
     }
-    return NULL;
 }
 
 int console_start(struct console *c, const struct console_config *cfg)
 {
-    sigset_t all, old;
-    int rc;
-
     memset(c, 0, sizeof(*c));
     c->cfg = *cfg;
     c->vcpu_thread = pthread_self();
@@ -332,18 +308,9 @@ int console_start(struct console *c, const struct console_config *cfg)
     if (c->stop_fd < 0)
         return -1;
     pthread_mutex_init(&c->lock, NULL);
-    sem_init(&c->started, 0, 0);
-    /* Signals (Ctrl-C, the SIGUSR1 kick) belong to the vCPU thread. */
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    rc = pthread_create(&c->thread, NULL, console_thread, c);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc)
-        return -1;
-    while (sem_wait(&c->started) && errno == EINTR)
-        ;
-    if (!c->confined) {
-        pthread_join(c->thread, NULL);
+    if (confined_thread_start(&c->thread, console_thread, c, cfg->sandbox)) {
+        snprintf(c->problem, sizeof(c->problem), "%.*s", (int)sizeof(c->problem) - 1,
+                 c->thread.problem);
         return -1;
     }
     c->running = 1;
@@ -365,7 +332,7 @@ int console_stop(struct console *c)
 
     if (c->running) {
         if (write(c->stop_fd, &one, sizeof(one)) == sizeof(one))
-            pthread_join(c->thread, NULL);
+            confined_thread_join(&c->thread);
         c->running = 0;
     }
     console_drain(c);

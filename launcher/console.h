@@ -25,12 +25,12 @@
 #define PERCH_CONSOLE_H
 
 #include <pthread.h>
-#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "../abi/layout.h"
+#include "confined_thread.h"
 #include "error.h"
 #include "hvc_ring.h"
 #include "keys.h"
@@ -67,11 +67,9 @@ struct console {
     struct console_config cfg;
     int stop_fd;              /* eventfd that ends the thread */
     pthread_mutex_t lock;     /* the output side: thread and vCPU thread */
-    pthread_t thread;
+    struct confined_thread thread;
     pthread_t vcpu_thread;    /* kicked with SIGUSR1 to stop the guest */
     int running;
-    sem_t started;            /* the thread has tried to confine itself */
-    bool confined;            /* ... and did (or needed not) */
 
     /* Output (under lock). */
     uint32_t cons;            /* early console: the Launcher's own copy */

@@ -13,12 +13,15 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "console.h"
 #include "default_guest.h"
+#include "devices.h"
+#include "disk.h"
 #include "domain.h"
 #include "file.h"
 #include "hole.h"
@@ -41,6 +44,9 @@ struct launch {
     struct kvm_vm vm;
     int doorbell_fd;          /* the console thread's */
     int device_doorbell_fd;   /* the device thread's (lines.h) */
+    struct disk disks[MAX_DISKS];  /* --disk, opened before the VM */
+    unsigned nr_disks;
+    struct devices *devices;      /* their back ends; NULL: no disks */
     struct default_guest guest;   /* perch's cache, when used */
     const struct launch_io *io;   /* NULL: a person at the console */
     struct run_stats *stats;      /* the running guest's exit counts */
@@ -137,8 +143,9 @@ static int load_files(struct launch *l, const struct options *o, struct error *e
     }
     if (pv_image_parse(l->kernel.bytes, l->kernel.size, &l->image, e))
         goto bad_kernel;
-    if (load_initrd(l, o, e))
+    if (load_initrd(l, o, e) || disks_open(o, l->disks, e))
         return -1;
+    l->nr_disks = o->nr_disks;
     return 0;
 bad_kernel:
     inner = *e;
@@ -155,6 +162,8 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
         .initrd = l->initrd.bytes,
         .initrd_bytes = l->initrd.size,
         .console_evtchn = PERCH_CONSOLE_PORT,
+        /* xenstore comes with the devices that need it. */
+        .store_evtchn = o->nr_disks ? PERCH_XENSTORE_PORT : 0,
     };
 
     if (guest_memory_init(&l->gm, hole_private_frames(nr_pages), nr_pages))
@@ -194,6 +203,7 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     l->hole.shared->boot.optimizations_off = o->optimizations_off;
     l->hole.shared->boot.no_guest_isolation = o->no_guest_isolation;
     l->hole.shared->boot.console_port = PERCH_CONSOLE_PORT;
+    l->hole.shared->boot.xenstore_port = l->nr_disks ? PERCH_XENSTORE_PORT : 0;
     if (kvm_vm_create(&l->vm, &l->gm, e) ||
         kvm_doorbell(&l->vm, l->hole.doorbell_gpa + PERCH_CONSOLE_DOORBELL,
                      &l->doorbell_fd, e) ||
@@ -277,17 +287,56 @@ struct run_phase {
     int status;
 };
 
+/* xenstore and the disks, on the device thread (devices.h). */
+static int start_devices(struct launch *l, bool sandbox, struct error *e)
+{
+    struct devices_config cfg = {
+        .shared = l->hole.shared, .vm = &l->vm, .gm = &l->gm,
+        .doorbell_fd = l->device_doorbell_fd,
+        .store_ring = gm_pfn(&l->gm, l->layout.store_pfn),
+        .grant_first_mfn = l->hole.grant_first_mfn,
+        .grant_nr_frames = (uint32_t)l->hole.grant_nr_frames,
+        .disks = l->disks, .nr_disks = l->nr_disks,
+        .memory_kib = l->gm.nr_pages * (PAGE_SIZE / 1024),
+        .vcpu_immediate_exit = &l->vm.run->immediate_exit,
+        .sandbox = sandbox,
+    };
+
+    if (!l->nr_disks)
+        return 0;
+    l->devices = calloc(1, sizeof(*l->devices));
+    if (!l->devices)
+        return fail(e, "out of memory for the devices");
+    return devices_start(l->devices, &cfg, e);
+}
+
+/* Once the guest is stopped: the disks' last I/O done, and whether the
+ * guest broke a device's ring on its way out. */
+static int stop_devices(struct launch *l, int status, struct error *e)
+{
+    if (!l->devices)
+        return status;
+    devices_stop(l->devices);
+    if (status != STATUS_GUEST_STOPPED && devices_verdict(l->devices, e) >= 0)
+        return STATUS_GUEST_STOPPED;
+    return status;
+}
+
 static int run_guest(struct run_phase *p)
 {
     int status;
 
     if (start_console(p->l, &p->console, p->sandbox, &p->e))
         return STATUS_ERROR;
-    if (p->sandbox && sandbox_enter(&p->e)) {
+    if (start_devices(p->l, p->sandbox, &p->e) ||
+        (p->sandbox && sandbox_enter(&p->e))) {
+        stop_devices(p->l, STATUS_ERROR, &p->e);
         console_stop(&p->console);
         return STATUS_ERROR;
     }
+    p->run.devices = p->l->devices;
     status = guest_run(&p->run, &p->e);
+    status = stop_devices(p->l, status, &p->e);
     /* A ring the guest corrupted on its way out still breaks the rules. */
     if (console_stop(&p->console) && status != STATUS_GUEST_STOPPED) {
         fail(&p->e, "guest stopped: %s", p->console.problem);
@@ -340,6 +389,8 @@ static void release(struct launch *l)
         close(l->doorbell_fd);
     if (l->device_doorbell_fd >= 0)
         close(l->device_doorbell_fd);
+    disks_close(l->disks, l->nr_disks);
+    free(l->devices);
     guest_memory_release(&l->gm);
     file_release(&l->initrd);
     file_release(&l->kernel);
@@ -365,10 +416,6 @@ int launch_with(const struct options *o, const struct launch_io *io,
     l.stats = &p.run.stats;
     l.vm.kvm_fd = l.vm.vm_fd = l.vm.vcpu_fd = -1;
     sigaction(SIGPIPE, NULL, &old_pipe);   /* restored at the end */
-    if (o->nr_disks || o->root) {   /* WIP: the block back end lands next */
-        fail(e, "--disk and --root are not wired to a back end yet");
-        goto out;
-    }
     if (choose_kernel(&l, o, &chosen, e) || load_files(&l, &chosen, e) ||
         build_memory(&l, &chosen, e) || start_vm(&l, &chosen, e))
         goto out;

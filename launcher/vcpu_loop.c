@@ -157,6 +157,16 @@ static int handle_exit(struct guest_run *r, struct error *e)
     return STATUS_GUEST_STOPPED;
 }
 
+/* Did a guest-facing thread find the guest breaking a ring? */
+static int threads_verdict(struct guest_run *r, struct error *e)
+{
+    int status = console_verdict(r->console, e);
+
+    if (status < 0 && r->devices)
+        status = devices_verdict(r->devices, e);
+    return status;
+}
+
 int guest_run(struct guest_run *r, struct error *e)
 {
     for (;;) {
@@ -166,7 +176,7 @@ int guest_run(struct guest_run *r, struct error *e)
             fail(e, "stopped by %s", strsignal(stop_signal));
             return STATUS_INTERRUPTED;
         }
-        int status = console_verdict(r->console, e), rc;
+        int status = threads_verdict(r, e), rc;
 
         if (status >= 0)
             return status;
@@ -179,7 +189,7 @@ int guest_run(struct guest_run *r, struct error *e)
                 fail(e, "stopped by %s", strsignal(stop_signal));
                 return STATUS_INTERRUPTED;
             }
-            status = console_verdict(r->console, e);
+            status = threads_verdict(r, e);
             if (status >= 0)
                 return status;
             continue;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "console.h"
+#include "devices.h"
 #include "error.h"
 #include "hole.h"
 #include "kvm.h"
@@ -33,6 +34,7 @@ struct guest_run {
     struct kvm_vm *vm;
     struct hole *hole;
     struct console *console;
+    struct devices *devices;   /* NULL: none */
     struct run_stats stats;
 };
 

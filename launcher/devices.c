@@ -1,0 +1,159 @@
+/* The device thread: xenstore and the disks. See devices.h. */
+#include "devices.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "lines.h"
+#include "status.h"
+
+static void broken(struct devices *d, const char *what, const char *why)
+{
+    snprintf(d->problem, sizeof(d->problem), "%s: %.200s", what, why);
+    atomic_store(&d->broken, 1);
+    confined_thread_stop_vcpu(d->cfg.vcpu_immediate_exit, d->vcpu_thread);
+}
+
+/* Requests in, replies and watch events out; the guest hears of them. */
+static int serve_store(struct devices *d)
+{
+    char why[160];
+    int rc = xenstore_serve(d->xs, d->cfg.store_ring, why, sizeof(why));
+
+    if (rc < 0) {
+        broken(d, "xenstore", why);
+        return -1;
+    }
+    if (rc & XENSTORE_NOTIFY)
+        lines_raise(d->cfg.shared, d->cfg.vm, PERCH_LINE_XENSTORE);
+    return 0;
+}
+
+enum { FD_DOORBELL, FD_STOP, FD_FIRST_DISK };
+
+/* One wake-up's work: the lines the guest notified, the disks' finished
+ * I/O, then xenstore (whose watch callbacks move the disks' states) twice,
+ * so what those callbacks wrote reaches the guest now. */
+static int serve(struct devices *d, const struct pollfd *fds)
+{
+    uint64_t count, notified;
+    struct error e;
+
+    if (fds[FD_DOORBELL].revents &&
+        read(d->cfg.doorbell_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+        return -1;
+    notified = lines_take_notified(d->cfg.shared);
+    for (unsigned i = 0; i < d->cfg.nr_disks; i++) {
+        struct vbd *v = &d->vbds[i];
+
+        if (fds[FD_FIRST_DISK + i].fd >= 0 && fds[FD_FIRST_DISK + i].revents)
+            vbd_complete(v);
+        if ((notified >> v->line & 1) && vbd_notified(v, &e)) {
+            broken(d, v->name, e.msg);
+            return -1;
+        }
+    }
+    return serve_store(d) || serve_store(d) ? -1 : 0;
+}
+
+static void device_thread(void *arg)
+{
+    struct devices *d = arg;
+    struct pollfd fds[FD_FIRST_DISK + MAX_DISKS];
+    nfds_t nfds = FD_FIRST_DISK + d->cfg.nr_disks;
+
+    /* The guest's first look at xenstore may come before any kick. */
+    if (serve_store(d))
+        return;
+    for (;;) {
+        fds[FD_DOORBELL] = (struct pollfd){ .fd = d->cfg.doorbell_fd, .events = POLLIN };
+        fds[FD_STOP] = (struct pollfd){ .fd = d->stop_fd, .events = POLLIN };
+        for (unsigned i = 0; i < d->cfg.nr_disks; i++)
+            fds[FD_FIRST_DISK + i] = (struct pollfd){
+                .fd = vbd_completion_fd(&d->vbds[i]), .events = POLLIN };
+        if (poll(fds, nfds, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        if (fds[FD_STOP].revents || serve(d, fds))
+            break;
+    }
+}
+
+static int set_up(struct devices *d, struct error *e)
+{
+    const struct devices_config *c = &d->cfg;
+    struct xenstore_guest guest = {
+        .domid = DEVICES_GUEST_DOMID, .name = "perch", .memory_kib = c->memory_kib,
+    };
+    int err;
+
+    d->xs = calloc(1, sizeof(*d->xs));
+    if (!d->xs)
+        return fail(e, "out of memory for xenstore");
+    err = xenstore_init(d->xs, &guest);
+    if (err)
+        return fail(e, "cannot set up xenstore: %s", xenstore_error_name(err));
+    xenstore_ring_init(c->store_ring);
+    if (grant_table_init(&d->gt, c->gm, c->grant_first_mfn, c->grant_nr_frames))
+        return fail(e, "cannot set up the grant table");
+    d->env = (struct vbd_env){
+        .xs = d->xs, .gt = &d->gt, .shared = c->shared, .vm = c->vm,
+        .domid = DEVICES_GUEST_DOMID,
+    };
+    for (unsigned i = 0; i < c->nr_disks; i++)
+        if (vbd_init(&d->vbds[i], &d->env, i, &c->disks[i], e))
+            return -1;
+    d->stop_fd = eventfd(0, EFD_CLOEXEC);
+    if (d->stop_fd < 0)
+        return fail(e, "eventfd: %s", strerror(errno));
+    return 0;
+}
+
+int devices_start(struct devices *d, const struct devices_config *cfg, struct error *e)
+{
+    memset(d, 0, sizeof(*d));
+    d->cfg = *cfg;
+    d->stop_fd = -1;
+    d->vcpu_thread = pthread_self();
+    if (set_up(d, e))
+        return -1;
+    if (confined_thread_start(&d->thread, device_thread, d, cfg->sandbox))
+        return fail(e, "cannot start the device thread: %s", d->thread.problem);
+    d->running = true;
+    return 0;
+}
+
+void devices_stop(struct devices *d)
+{
+    uint64_t one = 1;
+
+    if (d->running && write(d->stop_fd, &one, sizeof(one)) == sizeof(one))
+        confined_thread_join(&d->thread);
+    d->running = false;
+    for (unsigned i = 0; i < d->cfg.nr_disks; i++)
+        vbd_close(&d->vbds[i]);
+    if (d->stop_fd >= 0)
+        close(d->stop_fd);
+    d->stop_fd = -1;
+    if (d->xs) {
+        xenstore_free(d->xs);
+        free(d->xs);
+        d->xs = NULL;
+        grant_table_fini(&d->gt);
+    }
+}
+
+int devices_verdict(struct devices *d, struct error *e)
+{
+    if (!atomic_load(&d->broken))
+        return -1;
+    fail(e, "guest stopped: %s", d->problem);
+    return STATUS_GUEST_STOPPED;
+}

@@ -1,0 +1,68 @@
+/*
+ * The device thread: xenstore and the disks, the back ends that come with
+ * --disk. It waits on the device doorbell (the guest sent on a line,
+ * lines.h) and on the disks' I/O completions, serves xenstore's ring,
+ * moves each disk through its xenbus states (vbd.h) and its requests
+ * through the data path (blkif.h). A guest that breaks one of those rings
+ * is stopped, as the console thread stops one that breaks its own.
+ */
+#ifndef PERCH_LAUNCHER_DEVICES_H
+#define PERCH_LAUNCHER_DEVICES_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "confined_thread.h"
+#include "disk.h"
+#include "error.h"
+#include "grant.h"
+#include "guest_memory.h"
+#include "kvm.h"
+#include "vbd.h"
+#include "xenstore.h"
+
+/* The domain id the guest has in xenstore (Xen's first domU's). */
+#define DEVICES_GUEST_DOMID 1
+
+struct devices_config {
+    struct perch_shared *shared;
+    struct kvm_vm *vm;
+    struct guest_memory *gm;
+    int doorbell_fd;                 /* the device doorbell's eventfd */
+    volatile struct xenstore_domain_interface *store_ring;
+    uint64_t grant_first_mfn;
+    uint32_t grant_nr_frames;
+    const struct disk *disks;
+    unsigned nr_disks;
+    uint64_t memory_kib;
+    volatile uint8_t *vcpu_immediate_exit;   /* to stop the guest */
+    bool sandbox;
+};
+
+struct devices {
+    struct devices_config cfg;
+    struct xenstore *xs;             /* large: on the heap */
+    struct grant_table gt;
+    struct vbd_env env;
+    struct vbd vbds[MAX_DISKS];
+    struct confined_thread thread;
+    pthread_t vcpu_thread;           /* kicked with SIGUSR1 to stop the guest */
+    int stop_fd;
+    bool running;
+    atomic_int broken;               /* the guest broke a ring: problem says how */
+    char problem[256];
+};
+
+/* Set up xenstore, the grants and every disk's nodes, then start the
+ * thread. 0, or -1 with e. */
+int devices_start(struct devices *d, const struct devices_config *cfg, struct error *e);
+
+/* Stop the thread, finish the disks' I/O, give everything back. */
+void devices_stop(struct devices *d);
+
+/* STATUS_GUEST_STOPPED with e if the guest broke a ring, else -1. */
+int devices_verdict(struct devices *d, struct error *e);
+
+#endif
