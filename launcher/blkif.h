@@ -6,9 +6,11 @@
  * The xenbus side (the xenstore keys of abi/xen/io/blkif.h, the state
  * machine, mapping ring-ref) is the integrator's: it hands over the ring's
  * pages as Launcher pointers, a way to take the guest's grants, the disk
- * and a way to raise the event channel. One thread, the device's, makes
- * every call: blkif_kick() when the guest's event arrives, blkif_complete()
- * when blkif_completion_fd() is readable; poll() waits on both.
+ * and a way to raise the event channel, and the disk's I/O engine
+ * (blkif_engine.h), made before the sandbox. One thread, the device's,
+ * makes every call: blkif_kick() when the guest's event arrives,
+ * blkif_complete() when blkif_completion_fd() is readable; poll() waits
+ * on both.
  *
  * Reads and writes go straight between the disk and the granted pages (the
  * Launcher maps all guest memory: no copies). A flush or barrier waits for
@@ -21,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "blkif_engine.h"
 #include "blkif_request.h"
 #include "blkif_ring.h"
 #include "error.h"
@@ -40,10 +43,11 @@ struct blkif_config {
 
 struct blkif;
 
-/* Attach to the ring and set up the I/O engine. NULL with the reason if
- * the configuration is impossible, the ring is corrupt already, or
- * io_uring is unavailable. */
-struct blkif *blkif_open(const struct blkif_config *cfg, struct error *e);
+/* Attach to the ring, submitting through eng (open, and serving no other
+ * ring). NULL with the reason if the configuration is impossible, the
+ * ring is corrupt already, or the engine is not free. */
+struct blkif *blkif_open(const struct blkif_config *cfg, struct blkif_engine *eng,
+                         struct error *e);
 
 /* The guest notified: take every request it has published, answer the
  * invalid ones at once and start the rest. Returns how many were taken,
@@ -65,7 +69,8 @@ unsigned blkif_in_flight(const struct blkif *b);
 const char *blkif_last_refusal(const struct blkif *b);
 
 /* Wait for the I/O in flight, release its pages without answering (the
- * ring may be going away) and free everything. NULL is fine. */
+ * ring may be going away) and free everything but the engine, which is
+ * free for the next blkif_open(). NULL is fine. */
 void blkif_close(struct blkif *b);
 
 #endif

@@ -6,7 +6,6 @@
 #include <liburing.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -24,9 +23,7 @@ struct blkif {
     struct blkif_config cfg;
     struct blkif_limits lim;
     struct blkif_ring ring;
-    struct io_uring uring;
-    bool uring_up;
-    int efd;
+    struct blkif_engine *eng;    /* borrowed while attached; NULL before */
     struct slot *slots;
     unsigned nslots, *free, nfree;
     unsigned queued;         /* SQEs prepared, not yet submitted */
@@ -84,29 +81,37 @@ static int alloc_slots(struct blkif *b, struct error *e)
     return 0;
 }
 
-/* At most two SQEs a request (a flush's write and fdatasync); the
- * completion queue is twice that, so it never overflows. */
-static int start_uring(struct blkif *b, struct error *e)
+/* Open, serving no other ring, nothing of an earlier one still out (it
+ * is sized for the largest ring, so always big enough). */
+static int check_engine(const struct blkif_engine *eng, struct error *e)
 {
-    int rc = io_uring_queue_init(2 * b->nslots, &b->uring, 0);
-
-    if (rc < 0)
-        return fail(e, "blkif: io_uring: %s", strerror(-rc));
-    b->uring_up = true;
-    b->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (b->efd < 0)
-        return fail(e, "blkif: eventfd: %s", strerror(errno));
-    rc = io_uring_register_eventfd(&b->uring, b->efd);
-    if (rc < 0)
-        return fail(e, "blkif: io_uring eventfd: %s", strerror(-rc));
+    if (!eng || !eng->up)
+        return fail(e, "blkif: no I/O engine");
+    if (eng->attached)
+        return fail(e, "blkif: I/O engine already serves a ring");
+    if (eng->spoiled)
+        return fail(e, "blkif: I/O engine lost track of earlier I/O");
     return 0;
 }
 
-struct blkif *blkif_open(const struct blkif_config *cfg, struct error *e)
+/* A completion count left from the last ring means nothing now. */
+static void attach_engine(struct blkif *b, struct blkif_engine *eng)
+{
+    uint64_t stale;
+
+    if (read(eng->efd, &stale, sizeof(stale)) < 0) {
+        /* EAGAIN: nothing left */
+    }
+    eng->attached = true;
+    b->eng = eng;
+}
+
+struct blkif *blkif_open(const struct blkif_config *cfg, struct blkif_engine *eng,
+                         struct error *e)
 {
     struct blkif *b;
 
-    if (check_config(cfg, e) < 0)
+    if (check_config(cfg, e) < 0 || check_engine(eng, e) < 0)
         return NULL;
     b = calloc(1, sizeof(*b));
     if (!b) {
@@ -114,17 +119,17 @@ struct blkif *blkif_open(const struct blkif_config *cfg, struct error *e)
         return NULL;
     }
     b->cfg = *cfg;
-    b->efd = -1;
     b->lim = (struct blkif_limits){
         .sectors = cfg->sectors, .read_only = cfg->read_only,
         .discard = cfg->discard,
         .max_indirect_segments = cfg->max_indirect_segments,
     };
     if (blkif_ring_attach(&b->ring, cfg->ring_pages, cfg->ring_order, e) < 0 ||
-        alloc_slots(b, e) < 0 || start_uring(b, e) < 0) {
+        alloc_slots(b, e) < 0) {
         blkif_close(b);
         return NULL;
     }
+    attach_engine(b, eng);
     return b;
 }
 
@@ -174,16 +179,16 @@ static bool take_pages(struct blkif *b, struct slot *s, const char **why)
  * (the queue holds two per slot, so there always is room then). */
 static bool room_for(struct blkif *b, unsigned n)
 {
-    if (io_uring_sq_space_left(&b->uring) < n) {
-        io_uring_submit(&b->uring);
+    if (io_uring_sq_space_left(&b->eng->uring) < n) {
+        io_uring_submit(&b->eng->uring);
         b->queued = 0;
     }
-    return io_uring_sq_space_left(&b->uring) >= n;
+    return io_uring_sq_space_left(&b->eng->uring) >= n;
 }
 
 static struct io_uring_sqe *next_sqe(struct blkif *b, struct slot *s, bool data)
 {
-    struct io_uring_sqe *sqe = io_uring_get_sqe(&b->uring);
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&b->eng->uring);
 
     io_uring_sqe_set_data64(sqe, (uint64_t)(s - b->slots) << 1 | (data ? UD_DATA : 0));
     s->sqes++;
@@ -287,7 +292,7 @@ long blkif_kick(struct blkif *b, struct error *e)
         taken += n;
         notify_if_due(b);
     } while (blkif_ring_rearm(&b->ring));
-    rc = b->queued ? io_uring_submit(&b->uring) : 0;
+    rc = b->queued ? io_uring_submit(&b->eng->uring) : 0;
     b->queued = 0;
     if (rc < 0) {
         fail(e, "blkif: io_uring_submit: %s", strerror(-rc));
@@ -298,7 +303,7 @@ long blkif_kick(struct blkif *b, struct error *e)
 
 int blkif_completion_fd(const struct blkif *b)
 {
-    return b->efd;
+    return blkif_engine_fd(b->eng);
 }
 
 /* What a completion says about its request. */
@@ -326,9 +331,9 @@ static long reap(struct blkif *b)
     struct io_uring_cqe *cqe;
     unsigned before = b->nfree;
 
-    while (io_uring_peek_cqe(&b->uring, &cqe) == 0) {
+    while (io_uring_peek_cqe(&b->eng->uring, &cqe) == 0) {
         completed(b, cqe);
-        io_uring_cqe_seen(&b->uring, cqe);
+        io_uring_cqe_seen(&b->eng->uring, cqe);
     }
     return (long)(b->nfree - before);
 }
@@ -338,7 +343,7 @@ long blkif_complete(struct blkif *b)
     uint64_t count;
     long done;
 
-    if (read(b->efd, &count, sizeof(count)) < 0) {
+    if (read(b->eng->efd, &count, sizeof(count)) < 0) {
         /* EAGAIN: nothing signalled since; reap anyway */
     }
     done = reap(b);
@@ -356,21 +361,36 @@ const char *blkif_last_refusal(const struct blkif *b)
     return b->last_refusal;
 }
 
-void blkif_close(struct blkif *b)
+/* Every SQE out (a failed submit may have left some in the queue), then
+ * every completion in: the engine goes back with nothing in flight, or
+ * is spoiled if that cannot be made sure. */
+static void drain(struct blkif *b)
 {
     struct io_uring_cqe *cqe;
+    int rc = io_uring_submit(&b->eng->uring);
 
+    while (rc >= 0 && blkif_in_flight(b)) {
+        rc = io_uring_wait_cqe(&b->eng->uring, &cqe);
+        if (rc == 0) {
+            completed(b, cqe);
+            io_uring_cqe_seen(&b->eng->uring, cqe);
+        } else if (rc == -EINTR) {
+            rc = 0;
+        }
+    }
+    if (blkif_in_flight(b))
+        b->eng->spoiled = true;
+}
+
+void blkif_close(struct blkif *b)
+{
     if (!b)
         return;
     b->closing = true;
-    while (b->uring_up && blkif_in_flight(b) && io_uring_wait_cqe(&b->uring, &cqe) == 0) {
-        completed(b, cqe);
-        io_uring_cqe_seen(&b->uring, cqe);
+    if (b->eng) {
+        drain(b);
+        b->eng->attached = false;
     }
-    if (b->uring_up)
-        io_uring_queue_exit(&b->uring);
-    if (b->efd >= 0)
-        close(b->efd);
     for (unsigned i = 0; b->slots && i < b->nslots; i++) {
         free(b->slots[i].segs);
         free(b->slots[i].iov);

@@ -3,7 +3,8 @@
  * guest in plain memory: ring pages and data pages as separate heap
  * objects (AddressSanitizer watches their edges), a grant table behind the
  * callbacks that counts every take and release, and a temporary file as
- * the disk. Each hostile case proves one check.
+ * the disk; one I/O engine (blkif_engine.c) serves every ring in turn, as
+ * it does a front end that reconnects. Each hostile case proves one check.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include "check.h"
 
 #include "../../launcher/blkif.h"
+#include "../../launcher/blkif_engine.h"
 
 #define PAGE 4096u
 #define NPAGES 64                  /* data pages the guest may grant */
@@ -29,6 +31,7 @@ static bool granted[NPAGES], device_may_write[NPAGES];
 static int takes[NPAGES], releases[NPAGES];
 static int disk = -1;
 static char disk_path[64];
+static struct blkif_engine engine;
 static struct blkif *be;
 static int notified;
 static uint32_t req_prod, rsp_cons;     /* the front end's own indices */
@@ -143,7 +146,7 @@ static struct blkif_config fresh(unsigned order, uint32_t start)
 
 static bool open_be(const struct blkif_config *cfg)
 {
-    be = blkif_open(cfg, &err);
+    be = blkif_open(cfg, &engine, &err);
     if (!be)
         printf("blkif_open: %s\n", err.msg);
     return be != NULL;
@@ -686,15 +689,15 @@ static void corrupt_at_open(void)
     struct blkif_config cfg = fresh(0, 0);
 
     sring()->req_prod = 40;
-    CHECK(!blkif_open(&cfg, &err));
+    CHECK(!blkif_open(&cfg, &engine, &err));
     CHECK_CONTAINS(err.msg, "corrupted at attach");
     cfg = fresh(0, 0);
     cfg.ring_order = 5;
-    CHECK(!blkif_open(&cfg, &err));
+    CHECK(!blkif_open(&cfg, &engine, &err));
     CHECK_CONTAINS(err.msg, "at most 2^4");
     cfg.ring_order = 0;
     cfg.max_indirect_segments = 4096;
-    CHECK(!blkif_open(&cfg, &err));
+    CHECK(!blkif_open(&cfg, &engine, &err));
     CHECK_CONTAINS(err.msg, "indirect segments");
 }
 
@@ -794,8 +797,115 @@ static void close_releases_in_flight(void)
     CHECK(grants_balanced());
 }
 
+/* ---- the engine ---- */
+
+/* One SQE straight onto the engine's ring, its result (or -1000 if none
+ * came within a few seconds). */
+static int raw_sqe(void (*prep)(struct io_uring_sqe *sqe), unsigned char flags)
+{
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&engine.uring);
+    struct io_uring_cqe *cqe;
+    struct __kernel_timespec ts = { .tv_sec = 5 };
+    int res;
+
+    prep(sqe);
+    sqe->flags |= flags;
+    if (io_uring_submit(&engine.uring) != 1 ||
+        io_uring_wait_cqe_timeout(&engine.uring, &cqe, &ts) != 0)
+        return -1000;
+    res = cqe->res;
+    io_uring_cqe_seen(&engine.uring, cqe);
+    return res;
+}
+
+static struct iovec raw_iov;
+
+static void prep_nop(struct io_uring_sqe *sqe) { io_uring_prep_nop(sqe); }
+static void prep_openat(struct io_uring_sqe *sqe)
+{
+    io_uring_prep_openat(sqe, AT_FDCWD, "/etc/passwd", O_RDONLY, 0);
+}
+static void prep_read(struct io_uring_sqe *sqe)
+{
+    io_uring_prep_read(sqe, disk, raw_iov.iov_base, (unsigned)raw_iov.iov_len, 0);
+}
+static void prep_readv(struct io_uring_sqe *sqe)
+{
+    io_uring_prep_readv(sqe, disk, &raw_iov, 1, 0);
+}
+static void prep_writev(struct io_uring_sqe *sqe)
+{
+    io_uring_prep_writev(sqe, disk, &raw_iov, 1, 512);
+}
+static void prep_fsync(struct io_uring_sqe *sqe)
+{
+    io_uring_prep_fsync(sqe, disk, IORING_FSYNC_DATASYNC);
+}
+static void prep_fallocate(struct io_uring_sqe *sqe)
+{
+    io_uring_prep_fallocate(sqe, disk, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                            4096, 4096);
+}
+
+/* Only blkif_io.c's operations and SQE flags pass; anything else
+ * completes with -EACCES, and the ring takes no more registrations. */
+static void engine_allows_only_blkif_io(void)
+{
+    struct blkif_config cfg = fresh(0, 0);
+    int fallocate_res, fds[1];
+
+    (void)cfg;
+    raw_iov = (struct iovec){ data[0], 512 };
+    CHECK(raw_sqe(prep_nop, 0) == -EACCES);
+    CHECK(raw_sqe(prep_openat, 0) == -EACCES);
+    CHECK(raw_sqe(prep_read, 0) == -EACCES);       /* READ, not READV */
+    CHECK(raw_sqe(prep_readv, IOSQE_ASYNC) == -EACCES);   /* a flag not in use */
+    CHECK(raw_sqe(prep_readv, IOSQE_FIXED_FILE) == -EACCES);
+    CHECK(raw_sqe(prep_readv, 0) == 512);
+    CHECK(pattern_at(data[0], 0, 1));
+    CHECK(raw_sqe(prep_writev, IOSQE_IO_DRAIN) == 512);
+    CHECK(disk_holds(1, data[0], 512));
+    CHECK(raw_sqe(prep_fsync, IOSQE_IO_DRAIN) == 0);
+    fallocate_res = raw_sqe(prep_fallocate, 0);
+    CHECK(fallocate_res == 0 || fallocate_res == -EOPNOTSUPP);
+    fds[0] = disk;
+    CHECK(io_uring_register_files(&engine.uring, fds, 1) == -EACCES);
+    CHECK(io_uring_register_eventfd(&engine.uring, blkif_engine_fd(&engine)) == -EACCES);
+}
+
+/* One ring at a time; the engine comes back free, with nothing of the
+ * last ring's I/O left, even after a close with I/O in flight. */
+static void engine_serves_one_ring_at_a_time(void)
+{
+    struct blkif_config cfg = fresh(0, 0);
+    struct blkif_request_segment s = seg(0, 0, 7);
+
+    CHECK(open_be(&cfg));
+    CHECK(!blkif_open(&cfg, &engine, &err));
+    CHECK_CONTAINS(err.msg, "already serves a ring");
+    CHECK(blkif_completion_fd(be) == blkif_engine_fd(&engine));
+    close_releases_in_flight();
+    CHECK(!check_case_failed);
+    CHECK(setup());
+    rw(BLKIF_OP_READ, 1, 24, 1, &s);
+    CHECK(kick_and_settle() == 1);
+    EXPECT_RSP(1, BLKIF_OP_READ, BLKIF_RSP_OKAY);
+    CHECK(pattern_at(data[0], 24, 8));
+    CHECK(response().status == 99);     /* and nothing else */
+    cfg = fresh(0, 0);
+    CHECK(!blkif_open(&cfg, NULL, &err));
+    CHECK_CONTAINS(err.msg, "no I/O engine");
+}
+
 int main(void)
 {
+    struct error e;
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (blkif_engine_open(&engine, &e) < 0) {
+        printf("FAIL blkif_engine_open: %s\n", e.msg);
+        return 1;
+    }
     RUN(read_fills_granted_pages);
     RUN(write_reaches_the_file);
     RUN(batch_of_requests);
@@ -824,7 +934,11 @@ int main(void)
     RUN(scribbled_rsp_prod_ignored);
     RUN(multi_page_ring_and_wrap);
     RUN(close_releases_in_flight);
+    RUN(engine_allows_only_blkif_io);
+    RUN(engine_serves_one_ring_at_a_time);
     close_all();
+    blkif_engine_close(&engine);
+    blkif_engine_close(&engine);        /* twice is fine */
     for (unsigned i = 0; i < NPAGES; i++)
         free(data[i]);
     return check_exit_status();

@@ -4,6 +4,8 @@
  * still works, and anything else ends the process with one line naming
  * the system call and STATUS_SANDBOX.
  */
+#include <errno.h>
+#include <liburing.h>
 #include <stdint.h>
 #include <sched.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 
 #include "check.h"
 
+#include "../../launcher/blkif_engine.h"
 #include "../../launcher/sandbox.h"
 #include "../../launcher/status.h"
 
@@ -29,6 +32,9 @@ static void child_exit(int status)
 {
     syscall(SYS_exit_group, status);
 }
+
+/* What a child makes before it enters the sandbox (NULL: nothing). */
+static void (*before_sandbox)(void);
 
 /* Run fn in a child inside the sandbox; its exit status, or -1 if it did
  * not exit (a signal killed it). */
@@ -46,6 +52,8 @@ static int in_sandbox(void (*fn)(int fd))
 
         dup2(err[1], STDERR_FILENO);
         close(err[0]);
+        if (before_sandbox)
+            before_sandbox();
         if (sandbox_enter(&e))
             child_exit(99);
         fn(err[1]);
@@ -166,6 +174,87 @@ static void only_the_ioctls_in_use(void)
     CHECK_CONTAINS(said, want);
 }
 
+/* ---- the block back end's io_uring ---- */
+
+static struct blkif_engine engine;
+static int zero_fd = -1;
+
+static void open_engine(void)
+{
+    struct error e;
+
+    zero_fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+    if (zero_fd < 0 || blkif_engine_open(&engine, &e))
+        child_exit(98);
+}
+
+/* One SQE through the engine made before the sandbox, submitted and
+ * awaited with io_uring_enter as blkif_io.c does: a readv of /dev/zero
+ * (an operation blkif uses) or a NOP (one it does not); its result. */
+static int engine_sqe(bool readv)
+{
+    static char buf[512];
+    static struct iovec iov = { buf, sizeof(buf) };
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&engine.uring);
+    struct io_uring_cqe *cqe;
+    int res;
+
+    if (readv)
+        io_uring_prep_readv(sqe, zero_fd, &iov, 1, 0);
+    else
+        io_uring_prep_nop(sqe);
+    if (io_uring_submit(&engine.uring) != 1 || io_uring_wait_cqe(&engine.uring, &cqe))
+        return -1000;
+    res = cqe->res;
+    io_uring_cqe_seen(&engine.uring, cqe);
+    return res;
+}
+
+static void engine_io(int fd)
+{
+    (void)fd;
+    if (engine_sqe(true) != 512)
+        child_exit(1);
+    if (engine_sqe(false) != -EACCES)   /* the ring's restriction, not the filter */
+        child_exit(2);
+}
+
+static void forbidden_io_uring_setup(int fd)
+{
+    struct io_uring_params p;
+
+    (void)fd;
+    memset(&p, 0, sizeof(p));
+    syscall(__NR_io_uring_setup, 4, &p);
+    child_exit(3);
+}
+
+/* Even on the engine's own ring: a registration could lift nothing (the
+ * ring refuses them all), but the call stays out of reach. */
+static void forbidden_io_uring_register(int fd)
+{
+    (void)fd;
+    syscall(__NR_io_uring_register, engine.uring.ring_fd,
+            IORING_UNREGISTER_EVENTFD, NULL, 0);
+    child_exit(3);
+}
+
+static void only_io_uring_enter_on_a_ring_made_before(void)
+{
+    char want[64];
+
+    before_sandbox = open_engine;
+    CHECK(in_sandbox(engine_io) == 0);
+    CHECK(said[0] == '\0');
+    CHECK(in_sandbox(forbidden_io_uring_register) == STATUS_SANDBOX);
+    snprintf(want, sizeof(want), "system call %d is", __NR_io_uring_register);
+    CHECK_CONTAINS(said, want);
+    before_sandbox = NULL;
+    CHECK(in_sandbox(forbidden_io_uring_setup) == STATUS_SANDBOX);
+    snprintf(want, sizeof(want), "system call %d is", __NR_io_uring_setup);
+    CHECK_CONTAINS(said, want);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);   /* no buffered lines doubled by fork */
@@ -173,5 +262,6 @@ int main(void)
     RUN(other_calls_end_perch_with_one_line);
     RUN(only_the_ioctls_in_use);
     RUN(memory_is_mapped_but_never_executable);
+    RUN(only_io_uring_enter_on_a_ring_made_before);
     return check_exit_status();
 }
