@@ -159,7 +159,7 @@ static int finish_connect(struct vbd *v, struct error *e)
         return 0;
     }
     memcpy(cfg.ring_pages, v->ring_pages, sizeof(cfg.ring_pages));
-    v->blkif = blkif_open(&cfg, e);
+    v->blkif = blkif_open(&cfg, &v->engine, e);
     if (!v->blkif) {
         release_rings(v);
         return -1;
@@ -237,6 +237,7 @@ void vbd_complete(struct vbd *v)
 void vbd_close(struct vbd *v)
 {
     disconnect(v);
+    blkif_engine_close(&v->engine);
 }
 
 /* ---- The nodes --------------------------------------------------------------- */
@@ -295,6 +296,8 @@ int vbd_init(struct vbd *v, const struct vbd_env *env, unsigned index,
     snprintf(v->be, sizeof(v->be), "/local/domain/0/backend/vbd/%u/%" PRIu32, env->domid,
              v->devid);
     snprintf(state, sizeof(state), "%s/state", v->fe);
+    if (blkif_engine_open(&v->engine, e))
+        return -1;
     if (write_nodes(v) || xenstore_watch_local(env->xs, state, frontend_changed, v))
         return fail(e, "%s: cannot write its xenstore nodes", v->name);
     return 0;

@@ -50,6 +50,7 @@ struct vbd {
     grant_ref_t ring_refs[BLKIF_MAX_RING_PAGES];
     void *ring_pages[BLKIF_MAX_RING_PAGES];   /* taken: held until the close */
     unsigned rings_taken;
+    struct blkif_engine engine;  /* made at start, before the sandbox */
     struct blkif *blkif;
 };
 
@@ -66,7 +67,8 @@ int vbd_notified(struct vbd *v, struct error *e);
 int vbd_completion_fd(const struct vbd *v);
 void vbd_complete(struct vbd *v);
 
-/* The end of the run: I/O in flight finished, grants given back. */
+/* The end of the run: I/O in flight finished, grants given back, the
+ * engine closed. */
 void vbd_close(struct vbd *v);
 
 #endif
