@@ -23,10 +23,22 @@ static int open_error(const struct disk_option *o, int err, struct error *e)
     return fail(e, "--disk %s: %s", o->path, strerror(err));
 }
 
+/* The same file under two names would be two disks writing one file. */
+static int check_not_twice(const struct disk *disks, unsigned i, struct error *e)
+{
+    for (unsigned j = 0; j < i; j++)
+        if (disks[j].dev == disks[i].dev && disks[j].ino == disks[i].ino)
+            return fail(e, "--disk %s and --disk %s are the same file", disks[j].path,
+                        disks[i].path);
+    return 0;
+}
+
 /* O_NONBLOCK: a FIFO must not stall the open. The lock is shared for a
  * read-only disk, exclusive for a writable one. */
-static int open_one(const struct disk_option *o, struct disk *d, struct error *e)
+static int open_one(struct disk *disks, unsigned i, const struct disk_option *o,
+                    struct error *e)
 {
+    struct disk *d = &disks[i];
     int fd = open(o->path, (o->readonly ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
 
@@ -43,14 +55,16 @@ static int open_one(const struct disk_option *o, struct disk *d, struct error *e
         return fail(e, "--disk %s: its size (%lld bytes) is not a positive "
                        "multiple of %d", o->path, (long long)st.st_size,
                     DISK_SECTOR_BYTES);
+    d->dev = st.st_dev;
+    d->ino = st.st_ino;
+    if (check_not_twice(disks, i, e))
+        return -1;
     if (flock(fd, (o->readonly ? LOCK_SH : LOCK_EX) | LOCK_NB) < 0)
         return fail(e, "--disk %s is in use by another program (%s)", o->path,
                     strerror(errno));
     if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
         return fail(e, "--disk %s: %s", o->path, strerror(errno));
     d->sectors = st.st_size / DISK_SECTOR_BYTES;
-    d->dev = st.st_dev;
-    d->ino = st.st_ino;
     return 0;
 }
 
@@ -58,17 +72,10 @@ int disks_open(const struct options *o, struct disk disks[MAX_DISKS], struct err
 {
     for (unsigned i = 0; i < o->nr_disks; i++) {
         disks[i].fd = -1;
-        if (open_one(&o->disks[i], &disks[i], e)) {
+        if (open_one(disks, i, &o->disks[i], e)) {
             disks_close(disks, i + 1);
             return -1;
         }
-        for (unsigned j = 0; j < i; j++)
-            if (disks[j].dev == disks[i].dev && disks[j].ino == disks[i].ino) {
-                fail(e, "--disk %s and --disk %s are the same file", disks[j].path,
-                     disks[i].path);
-                disks_close(disks, i + 1);
-                return -1;
-            }
     }
     return 0;
 }
