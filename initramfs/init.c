@@ -3,6 +3,8 @@
  * (launcher/initramfs.c). It mounts the usual filesystems, puts the console
  * on stdin/stdout/stderr, loads the kernel modules in /lib/modules (the
  * default kernel's Xen disk and network front ends), then either
+ *   - boots the disk /perch/root names (`perch run --root DEV`), with its
+ *     own /sbin/init as PID 1 (root.c), powering off if it cannot; or
  *   - runs the command in /perch/cmd (`perch run -- CMD ARGS`), tells the
  *     Launcher its exit status with "\033]perch-exit;N\007" on the console,
  *     and powers off; or
@@ -357,7 +359,9 @@ int main(void)
     setenv("HOME", "/", 0);
     load_modules();
     catch_shutdown_signals();
-    if (access(CMD_FILE, F_OK) == 0)
+    if (access(ROOT_FILE, F_OK) == 0)
+        boot_root();
+    else if (access(CMD_FILE, F_OK) == 0)
         run_command();
     else
         run_shell();
