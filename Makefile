@@ -82,11 +82,11 @@ $(BUILD)/perch: $(LAUNCHER_OBJ) $(BUILD)/launcher/embedded_images.o $(BUILD)/lau
                 $(BUILD)/launcher/embedded_bench.o
 	$(CC) -o $@ $^ $(LAUNCHER_LIBS)
 
-# perch's /init: a static user program for the guest (initramfs/init.c),
+# perch's /init: a static user program for the guest (initramfs/*.c),
 # embedded into build/perch; stripped, as it is copied into every guest.
-$(BUILD)/initramfs/init: initramfs/init.c
+$(BUILD)/initramfs/init: $(wildcard initramfs/*.c) $(wildcard initramfs/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) -O2 -static -s -o $@ $<
+	$(CC) $(CSTD) $(WARN) -O2 -static -s -o $@ $(filter %.c,$^)
 
 $(BUILD)/vm/host/%.o: host/%.c
 	@mkdir -p $(dir $@)

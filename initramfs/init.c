@@ -1,7 +1,10 @@
 /*
  * perch's /init: the first process of the initramfs the Launcher builds
  * (launcher/initramfs.c). It mounts the usual filesystems, puts the console
- * on stdin/stdout/stderr, then either
+ * on stdin/stdout/stderr, loads the kernel modules in /lib/modules (the
+ * default kernel's Xen disk and network front ends), then either
+ *   - boots the disk /perch/root names (`perch run --root DEV`), with its
+ *     own /sbin/init as PID 1 (root.c), powering off if it cannot; or
  *   - runs the command in /perch/cmd (`perch run -- CMD ARGS`), tells the
  *     Launcher its exit status with "\033]perch-exit;N\007" on the console,
  *     and powers off; or
@@ -15,6 +18,9 @@
  * PID 1 must never exit (the kernel panics), so every path ends in
  * reboot(). Built static (`gcc -static`): the initramfs has no libc.
  */
+#include "init.h"
+
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -26,12 +32,13 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
-#define CMD_FILE "/perch/cmd"
+#define MODULES_DIR "/lib/modules"
 #define SHELL "/bin/sh"
 #define PATH_VALUE "/bin:/sbin:/usr/bin:/usr/sbin"
 #define CMD_FILE_MAX (1 << 20)
@@ -44,8 +51,7 @@
  * which signal PID 1 rather than calling reboot() themselves. */
 static volatile sig_atomic_t shutdown_signal;
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
+void say(const char *fmt, ...)
 {
     va_list ap;
 
@@ -243,8 +249,7 @@ static char **read_cmd(void)
     return argv;
 }
 
-/* The one line the Launcher turns into perch's own exit status. */
-static void report_exit(int code)
+void report_exit(int code)
 {
     char msg[32];
     int n = snprintf(msg, sizeof(msg), EXIT_REPORT, code);
@@ -271,6 +276,30 @@ static void run_command(void)
     status = wait_for(pid);
     if (status >= 0)
         report_exit(exit_code(status));
+}
+
+/* Every .ko in /lib/modules, in no order (none needs another). The kernel
+ * checks each is built for it; a driver already built in says EEXIST. */
+static void load_modules(void)
+{
+    DIR *d = opendir(MODULES_DIR);
+    struct dirent *de;
+
+    if (!d)
+        return;   /* a user's own kernel: no modules */
+    while ((de = readdir(d))) {
+        size_t n = strlen(de->d_name);
+        int fd;
+
+        if (n < 4 || strcmp(de->d_name + n - 3, ".ko"))
+            continue;
+        fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || (syscall(SYS_finit_module, fd, "", 0) < 0 && errno != EEXIST))
+            say("cannot load %s/%s: %s", MODULES_DIR, de->d_name, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    closedir(d);
 }
 
 static void print_banner(void)
@@ -328,8 +357,11 @@ int main(void)
     mount_one("sysfs", "/sys");
     setenv("PATH", PATH_VALUE, 1);
     setenv("HOME", "/", 0);
+    load_modules();
     catch_shutdown_signals();
-    if (access(CMD_FILE, F_OK) == 0)
+    if (access(ROOT_FILE, F_OK) == 0)
+        boot_root();
+    else if (access(CMD_FILE, F_OK) == 0)
         run_command();
     else
         run_shell();

@@ -1,4 +1,4 @@
-/* The default guest: Debian's cloud kernel and busybox, fetched with apt into perch's cache. */
+/* The default guest: Debian's cloud kernel, its Xen front-end modules and busybox, fetched with apt into perch's cache. */
 #include "default_guest.h"
 
 #include <dirent.h>
@@ -27,11 +27,20 @@ struct fetch {
     const char *name;             /* what resolve() turns into the package */
     int (*resolve)(const char *name, char *pkg, size_t size, struct error *e);
     char package[128];
-    const char *member_dir;       /* inside the package */
+    const char *member_dir;       /* inside the package; NULL: no one file */
     const char *member_prefix;    /* the file's name starts with this */
     const char *cache_name;       /* its name in the cache (a link to it
                                      when the file keeps its own name) */
+    bool modules;                 /* a kernel package: keep its modules too */
 };
+
+/* Under lib/modules/<version>/kernel/ in the kernel's package; cached by
+ * their file names. Debian's cloud kernel builds them as modules. */
+const char *const default_guest_module_paths[] = {
+    "drivers/block/xen-blkfront.ko", "drivers/net/xen-netfront.ko", NULL,
+};
+
+#define KERNEL_PACKAGE_PREFIX "linux-image-"
 
 /* --- the cache folder ------------------------------------------------- */
 
@@ -463,7 +472,51 @@ static int install(const struct default_guest *g, const struct fetch *f,
     return 0;
 }
 
-/* Download, unpack, and keep the one file, all in <cache>/.fetch-<pid>. */
+/* <cache>/modules-<version>: one folder a kernel version, since modules
+ * load only into the kernel they were built with (vermagic). */
+static int modules_path(const struct default_guest *g, const char *version,
+                        char *out, struct error *e)
+{
+    char name[NAME_MAX + 1];
+
+    if (snprintf(name, sizeof(name), "modules-%s", version) >= (int)sizeof(name))
+        return fail(e, "kernel version %s is too long", version);
+    return cache_path(g, name, out, e);
+}
+
+/* The kernel package's modules, gathered in the fetch folder, which is
+ * renamed into place last: the folder appears complete or not at all. */
+static int install_modules(const struct default_guest *g, const struct fetch *f,
+                           const char *work, const char *root, struct error *e)
+{
+    const char *version = f->package + strlen(KERNEL_PACKAGE_PREFIX);
+    char staged[PATH_MAX], from[PATH_MAX], to[PATH_MAX], dest[PATH_MAX];
+
+    if (strncmp(f->package, KERNEL_PACKAGE_PREFIX, strlen(KERNEL_PACKAGE_PREFIX)))
+        return fail(e, "%s is not a kernel package", f->package);
+    if (snprintf(staged, sizeof(staged), "%s/modules", work) >= PATH_MAX ||
+        modules_path(g, version, dest, e))
+        return fail(e, "the path of perch's cache folder is too long");
+    if (mkdir(staged, 0755) < 0)
+        return fail(e, "cannot create %s: %s", staged, strerror(errno));
+    for (int i = 0; default_guest_module_paths[i]; i++) {
+        const char *m = default_guest_module_paths[i];
+
+        if (snprintf(from, sizeof(from), "%s/lib/modules/%s/kernel/%s", root,
+                     version, m) >= PATH_MAX ||
+            snprintf(to, sizeof(to), "%s/%s", staged, strrchr(m, '/') + 1) >= PATH_MAX)
+            return fail(e, "the path of perch's cache folder is too long");
+        if (rename(from, to) < 0)
+            return fail(e, "%s has no %s (%s)", f->package, m, strerror(errno));
+    }
+    /* Another perch may have put the same folder there meanwhile. */
+    if (rename(staged, dest) < 0 && errno != EEXIST && errno != ENOTEMPTY)
+        return fail(e, "cannot move %s to %s: %s", staged, dest, strerror(errno));
+    return 0;
+}
+
+/* Download, unpack, and keep the file (and a kernel's modules), all in
+ * <cache>/.fetch-<pid>. */
 static int fetch_in(struct default_guest *g, const struct fetch *f,
                     const char *work, struct error *e)
 {
@@ -471,14 +524,21 @@ static int fetch_in(struct default_guest *g, const struct fetch *f,
     int rc;
 
     if (snprintf(root, sizeof(root), "%s/root", work) >= PATH_MAX ||
-        snprintf(dir, sizeof(dir), "%s/%s", root, f->member_dir) >= PATH_MAX)
+        snprintf(dir, sizeof(dir), "%s/%s", root,
+                 f->member_dir ? f->member_dir : "") >= PATH_MAX)
         return fail(e, "the path of perch's cache folder is too long");
     rc = download(f->package, work, e);
     if (rc)
         return rc;   /* 1: apt's lists lack it */
-    if (find_entry(work, "", ".deb", deb, e) ||
-        unpack(deb, root, e) ||
-        find_entry(dir, f->member_prefix, "", file, e))
+    if (find_entry(work, "", ".deb", deb, e) || unpack(deb, root, e))
+        return -1;
+    /* Alongside the kernel, modules are a bonus: default_guest_modules()
+     * fetches (and reports) them again if they are not there. */
+    if (f->modules && install_modules(g, f, work, root, e) && !f->member_dir)
+        return -1;
+    if (!f->member_dir)
+        return 0;
+    if (find_entry(dir, f->member_prefix, "", file, e))
         return -1;
     return install(g, f, work, file, e);
 }
@@ -525,7 +585,7 @@ static int fetch_updating(struct default_guest *g, struct fetch *f,
     return fail(e, "%s, even after apt-get update", inner.msg);
 }
 
-/* --- the two files ------------------------------------------------------ */
+/* --- the files ---------------------------------------------------------- */
 
 static bool cached(const char *path)
 {
@@ -539,7 +599,7 @@ int default_guest_kernel(struct default_guest *g, struct error *e)
     struct fetch f = {
         .what = "Debian's cloud kernel", .name = DEFAULT_GUEST_META_PACKAGE,
         .resolve = kernel_package, .member_dir = "boot",
-        .member_prefix = "vmlinuz-", .cache_name = "vmlinuz",
+        .member_prefix = "vmlinuz-", .cache_name = "vmlinuz", .modules = true,
     };
     struct error inner;
 
@@ -560,4 +620,62 @@ int default_guest_busybox(struct default_guest *g, struct error *e)
     if (cached(g->busybox))
         return 0;
     return fetch_updating(g, &f, e);
+}
+
+/* The cached kernel's version, from its link vmlinuz -> vmlinuz-<version>
+ * (the version of the package it came from). */
+static int cached_kernel_version(const struct default_guest *g, char *out,
+                                 size_t size, struct error *e)
+{
+    char target[PATH_MAX];
+    ssize_t n = readlink(g->kernel, target, sizeof(target) - 1);
+    const char *name;
+
+    if (n < 0)
+        return fail(e, "cannot tell the version of %s: %s", g->kernel,
+                    errno == EINVAL ? "not a link to vmlinuz-VERSION"
+                                    : strerror(errno));
+    target[n] = 0;
+    name = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+    if (strncmp(name, "vmlinuz-", 8) || !name[8] ||
+        snprintf(out, size, "%s", name + 8) >= (int)size)
+        return fail(e, "cannot tell the version of %s: it points to %s",
+                    g->kernel, target);
+    return 0;
+}
+
+static bool modules_cached(const char *dir)
+{
+    char path[PATH_MAX];
+
+    for (int i = 0; default_guest_module_paths[i]; i++)
+        if (snprintf(path, sizeof(path), "%s/%s", dir,
+                     strrchr(default_guest_module_paths[i], '/') + 1) >= PATH_MAX ||
+            !cached(path))
+            return false;
+    return true;
+}
+
+int default_guest_modules(struct default_guest *g, struct error *e)
+{
+    struct fetch f = {
+        .what = "the kernel's Xen disk and network drivers",
+        .resolve = same_package, .modules = true,
+    };
+    char version[NAME_MAX + 1], package[sizeof(f.package)];
+    struct error inner;
+
+    if (cached_kernel_version(g, version, sizeof(version), e) ||
+        modules_path(g, version, g->modules, e))
+        return -1;
+    if (modules_cached(g->modules))
+        return 0;
+    if (snprintf(package, sizeof(package), KERNEL_PACKAGE_PREFIX "%s",
+                 version) >= (int)sizeof(package))
+        return fail(e, "kernel version %s is too long", version);
+    f.name = package;
+    if (fetch_updating(g, &f, e) == 0)
+        return 0;
+    inner = *e;
+    return fail(e, "cannot fetch the kernel's Xen drivers: %s", inner.msg);
 }

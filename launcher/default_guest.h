@@ -1,10 +1,17 @@
 /*
- * The guest perch boots when given no KERNEL: Debian's cloud kernel, with
- * busybox-static for a shell, both fetched once with apt into perch's cache
- * folder ($XDG_CACHE_HOME/perch, else ~/.cache/perch) and reused after:
+ * The guest perch boots when given no KERNEL: Debian's cloud kernel, its
+ * Xen disk and network front ends (modules, for the initramfs to load),
+ * and busybox-static for a shell, all fetched once with apt into perch's
+ * cache folder ($XDG_CACHE_HOME/perch, else ~/.cache/perch) and reused:
  *
  *     <cache>/vmlinuz -> vmlinuz-6.1.0-NN-cloud-amd64   (from the .deb)
+ *     <cache>/modules-6.1.0-NN-cloud-amd64/xen-blkfront.ko, xen-netfront.ko
+ *                                  (lib/modules/<version>/kernel/drivers/)
  *     <cache>/busybox                                   (bin/busybox)
+ *
+ * The modules come from the package of the cached kernel's version, as a
+ * module loads only into the kernel it was built with; a cache made before
+ * perch kept them gets them on the next run (from linux-image-<version>).
  *
  * A fetch works in <cache>/.fetch-<pid> and moves the file into place last,
  * so an interrupted fetch leaves no half file behind (and the next fetch
@@ -27,6 +34,8 @@ struct default_guest {
     char shown_dir[PATH_MAX];     /* the same for messages: ~/.cache/perch */
     char kernel[PATH_MAX];        /* <dir>/vmlinuz */
     char busybox[PATH_MAX];       /* <dir>/busybox */
+    char modules[PATH_MAX];       /* <dir>/modules-<version>, once
+                                     default_guest_modules() named it */
     bool apt_updated;             /* apt-get update runs at most once */
 };
 
@@ -41,6 +50,18 @@ int default_guest_kernel(struct default_guest *g, struct error *e);
 /* Likewise for g->busybox; a failure is for the caller to report as a
  * note, since a guest runs without busybox (with /init only). */
 int default_guest_busybox(struct default_guest *g, struct error *e);
+
+/* The kernel's modules perch keeps: their paths under
+ * lib/modules/<version>/kernel/ in the package, NULL-ended; in g->modules
+ * each has its file name (xen-blkfront.ko). */
+extern const char *const default_guest_module_paths[];
+
+/* Make sure g->modules holds them for the cached kernel g->kernel (after
+ * default_guest_kernel), fetching them from linux-image-<version> if the
+ * cache lacks them (one line on stderr says so). Returns 0, or -1 with e
+ * saying why not: for the caller to report as a note, since the guest
+ * boots without them (with no disk or network). */
+int default_guest_modules(struct default_guest *g, struct error *e);
 
 /* The pieces above, exposed for the unit tests. */
 

@@ -1,6 +1,7 @@
-/* perch's initramfs for a Linux guest: /init, busybox and its links, the command. */
+/* perch's initramfs for a Linux guest: /init, busybox and its links, the command, modules, the root. */
 #include "initramfs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,8 @@ const char *const initramfs_applets[] = {
 };
 
 static const char *const dirs[] = {
-    "dev", "proc", "sys", "bin", "sbin", "tmp", "perch", NULL,
+    "dev", "proc", "sys", "bin", "sbin", "tmp", "perch", "lib", "lib/modules",
+    NULL,
 };
 
 char *initramfs_encode_cmd(char *const *argv, int argc, size_t *bytes)
@@ -105,6 +107,34 @@ static int add_cmd(struct cpio *c, const struct initramfs_config *cfg,
     return rc;
 }
 
+/* Flat in /lib/modules: /init loads every *.ko there, in no order, so
+ * only modules that need no other module belong there. */
+static int add_modules(struct cpio *c, const struct initramfs_config *cfg,
+                       struct error *e)
+{
+    char name[128];
+
+    for (int i = 0; i < cfg->nr_modules; i++) {
+        const struct initramfs_module *m = &cfg->modules[i];
+        size_t n = strlen(m->name);
+
+        if (n < 4 || strchr(m->name, '/') || strcmp(m->name + n - 3, ".ko") ||
+            snprintf(name, sizeof(name), "lib/modules/%s", m->name) >= (int)sizeof(name))
+            return fail(e, "bad module name '%s' (want NAME.ko)", m->name);
+        if (cpio_add_file(c, name, 0644, m->bytes, m->size, e))
+            return -1;
+    }
+    return 0;
+}
+
+static int add_root(struct cpio *c, const struct initramfs_config *cfg,
+                    struct error *e)
+{
+    if (!cfg->root)
+        return 0;
+    return cpio_add_file(c, "perch/root", 0644, cfg->root, strlen(cfg->root), e);
+}
+
 int initramfs_build(const struct initramfs_config *cfg, struct file_data *out,
                     struct error *e)
 {
@@ -114,7 +144,8 @@ int initramfs_build(const struct initramfs_config *cfg, struct file_data *out,
     if (add_dirs(&c, e) ||
         cpio_add_file(&c, "init", 0755, cfg->init, cfg->init_bytes, e) ||
         add_busybox(&c, cfg, e) || add_bench(&c, cfg, e) ||
-        add_cmd(&c, cfg, e) || cpio_finish(&c, e)) {
+        add_cmd(&c, cfg, e) || add_modules(&c, cfg, e) || add_root(&c, cfg, e) ||
+        cpio_finish(&c, e)) {
         cpio_release(&c);
         return -1;
     }

@@ -3,7 +3,9 @@
  * no --initrd: perch's /init (initramfs/init.c, carried inside build/perch),
  * the usual directories, busybox with links for its common applets when
  * perch has it cached, /bin/perchbench (bench/perchbench.c, also carried
- * inside build/perch) and /perch/cmd for `perch run -- CMD ARGS`.
+ * inside build/perch), /perch/cmd for `perch run -- CMD ARGS`, the default
+ * kernel's Xen front ends as /lib/modules/<name>.ko (/init loads them
+ * first) and /perch/root naming the --root device (/init boots its init).
  */
 #ifndef PERCH_INITRAMFS_H
 #define PERCH_INITRAMFS_H
@@ -14,6 +16,13 @@
 #include "error.h"
 #include "file.h"
 
+/* A kernel module, /lib/modules/<name>: its file name, e.g. xen-blkfront.ko. */
+struct initramfs_module {
+    const char *name;
+    const uint8_t *bytes;
+    size_t size;
+};
+
 struct initramfs_config {
     const uint8_t *init;           /* the /init binary */
     size_t init_bytes;
@@ -23,6 +32,10 @@ struct initramfs_config {
     size_t busybox_bytes;
     char *const *cmd;              /* NULL: the guest runs a shell */
     int cmd_argc;
+    const struct initramfs_module *modules;   /* built for this kernel only */
+    int nr_modules;
+    const char *root;              /* /perch/root, e.g. "/dev/xvda1"; NULL:
+                                      none, /init stays in the initramfs */
 };
 
 /* The applets linked to /bin/busybox, NULL-ended. */

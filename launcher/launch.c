@@ -24,6 +24,7 @@
 #include "disk.h"
 #include "domain.h"
 #include "file.h"
+#include "guest_modules.h"
 #include "hole.h"
 #include "initramfs.h"
 #include "kernel_image.h"
@@ -88,10 +89,15 @@ static void load_busybox(struct default_guest *g, struct file_data *busybox)
 static int build_initramfs(struct default_guest *g, const struct options *o,
                            struct file_data *out, struct error *e)
 {
-    struct initramfs_config cfg = { .cmd = o->cmd, .cmd_argc = o->cmd_argc };
+    struct initramfs_config cfg = { .cmd = o->cmd, .cmd_argc = o->cmd_argc,
+                                    .root = o->root };
     struct file_data busybox = { 0 };
+    struct guest_modules modules;
     int rc;
 
+    guest_modules_load(g, o->kernel, &modules);
+    cfg.modules = modules.list;
+    cfg.nr_modules = modules.n;
     load_busybox(g, &busybox);
     initramfs_init_image(&cfg.init, &cfg.init_bytes);
     initramfs_bench_image(&cfg.bench, &cfg.bench_bytes);
@@ -99,6 +105,7 @@ static int build_initramfs(struct default_guest *g, const struct options *o,
     cfg.busybox_bytes = busybox.size;
     rc = initramfs_build(&cfg, out, e);
     file_release(&busybox);
+    guest_modules_release(&modules);
     return rc;
 }
 

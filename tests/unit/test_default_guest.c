@@ -169,7 +169,11 @@ static const char fake_dpkg_deb[] =
     "case $2 in\n"
     "*linux-image*) mkdir -p \"$3/boot\" \"$3/lib/modules\"\n"
     "  echo cfg >\"$3/boot/config-9.9.9\"\n"
-    "  echo kernel >\"$3/boot/vmlinuz-9.9.9-test-cloud-amd64\";;\n"
+    "  echo kernel >\"$3/boot/vmlinuz-9.9.9-test-cloud-amd64\"\n"
+    "  v=${2##*/linux-image-}; v=${v%%_*}; k=\"$3/lib/modules/$v/kernel/drivers\"\n"
+    "  [ \"$FAKE_MODE\" = no_modules ] && exit 0\n"
+    "  mkdir -p \"$k/block\" \"$k/net\" && echo \"blk $v\" >\"$k/block/xen-blkfront.ko\" &&\n"
+    "  echo \"net $v\" >\"$k/net/xen-netfront.ko\";;\n"
     "*busybox*) mkdir -p \"$3/bin\"; echo busybox >\"$3/bin/busybox\";;\n"
     "esac\n";
 
@@ -326,6 +330,94 @@ static void fetch_kernel_then_reuse_it(void)
     CHECK(with_stderr(default_guest_kernel, &g, &e, said, sizeof(said)) == 0);
     CHECK(!strcmp(said, ""));
     CHECK(access(log_path, F_OK) < 0);
+}
+
+/* The kernel's fetch keeps its modules too: no second download. */
+static void kernel_fetch_keeps_its_modules(void)
+{
+    struct default_guest g;
+    struct error e = { "" };
+    char said[1024], text[64], want[PATH_MAX + 64];
+
+    CHECK(fresh("ok"));
+    CHECK(default_guest_open(&g, &e) == 0);
+    CHECK(with_stderr(default_guest_kernel, &g, &e, said, sizeof(said)) == 0);
+    remove(log_path);
+    CHECK(with_stderr(default_guest_modules, &g, &e, said, sizeof(said)) == 0);
+    CHECK(!strcmp(said, ""));
+    CHECK(access(log_path, F_OK) < 0);
+    snprintf(want, sizeof(want), "%s/modules-9.9.9-test-cloud-amd64", g.dir);
+    CHECK(!strcmp(g.modules, want));
+    strcat(want, "/xen-blkfront.ko");
+    read_text(want, text, sizeof(text));
+    CHECK(!strcmp(text, "blk 9.9.9-test-cloud-amd64\n"));
+    CHECK(no_fetch_left(&g));
+}
+
+/* A cache from before perch kept modules: they come from the package of
+ * the cached kernel's version (a module loads only into its own kernel),
+ * not from what the meta-package names today. */
+static void modules_fetched_for_the_cached_kernel(void)
+{
+    struct default_guest g;
+    struct error e = { "" };
+    char said[1024], text[64], path[PATH_MAX + 32];
+
+    CHECK(fresh("ok"));
+    CHECK(default_guest_open(&g, &e) == 0);
+    CHECK(write_file(g.dir, "vmlinuz-9.9.7-mine-cloud-amd64", "old kernel", 0644));
+    CHECK(symlink("vmlinuz-9.9.7-mine-cloud-amd64", g.kernel) == 0);
+    CHECK(with_stderr(default_guest_modules, &g, &e, said, sizeof(said)) == 0);
+    CHECK(!strcmp(said, "perch: fetching the kernel's Xen disk and network drivers "
+                        "(linux-image-9.9.7-mine-cloud-amd64) into ~/.cache/perch ...\n"));
+    snprintf(path, sizeof(path), "%s/xen-netfront.ko", g.modules);
+    read_text(path, text, sizeof(text));
+    CHECK(!strcmp(text, "net 9.9.7-mine-cloud-amd64\n"));
+    read_text(log_path, said, sizeof(said));
+    CHECK(!strstr(said, "apt-cache"));
+    CHECK(no_fetch_left(&g));
+    /* The kernel itself is untouched. */
+    read_text(g.kernel, text, sizeof(text));
+    CHECK(!strcmp(text, "old kernel"));
+}
+
+/* A package without the modules: the kernel still comes; the modules
+ * fail in one line, leaving no half folder. */
+static void package_without_modules(void)
+{
+    struct default_guest g;
+    struct error e = { "" };
+    char said[1024];
+
+    CHECK(fresh("no_modules"));
+    CHECK(default_guest_open(&g, &e) == 0);
+    CHECK(with_stderr(default_guest_kernel, &g, &e, said, sizeof(said)) == 0);
+    CHECK(access(g.kernel, F_OK) == 0);
+    CHECK(with_stderr(default_guest_modules, &g, &e, said, sizeof(said)) == -1);
+    CHECK_CONTAINS(e.msg, "cannot fetch the kernel's Xen drivers");
+    CHECK_CONTAINS(e.msg, "has no drivers/block/xen-blkfront.ko");
+    CHECK(!strchr(e.msg, '\n'));
+    CHECK(access(g.modules, F_OK) < 0);
+    CHECK(no_fetch_left(&g));
+}
+
+static void kernel_version_unknown(void)
+{
+    struct default_guest g;
+    struct error e = { "" };
+    char said[1024];
+
+    CHECK(fresh("ok"));
+    CHECK(default_guest_open(&g, &e) == 0);
+    CHECK(write_file(g.dir, "vmlinuz", "a plain file", 0644));
+    CHECK(with_stderr(default_guest_modules, &g, &e, said, sizeof(said)) == -1);
+    CHECK_CONTAINS(e.msg, "cannot tell the version of");
+    CHECK_CONTAINS(e.msg, "not a link to vmlinuz-VERSION");
+    CHECK(access(log_path, F_OK) < 0);
+    remove(g.kernel);
+    CHECK(symlink("bzImage", g.kernel) == 0);
+    CHECK(with_stderr(default_guest_modules, &g, &e, said, sizeof(said)) == -1);
+    CHECK_CONTAINS(e.msg, "it points to bzImage");
 }
 
 static void fetch_busybox_then_reuse_it(void)
@@ -516,6 +608,10 @@ int main(void)
     RUN(open_creates_the_cache_folder);
     RUN(open_with_a_file_in_the_way);
     RUN(fetch_kernel_then_reuse_it);
+    RUN(kernel_fetch_keeps_its_modules);
+    RUN(modules_fetched_for_the_cached_kernel);
+    RUN(package_without_modules);
+    RUN(kernel_version_unknown);
     RUN(fetch_busybox_then_reuse_it);
     RUN(offline_says_no_network);
     RUN(unknown_package_after_one_update);

@@ -284,7 +284,8 @@ static void initramfs_with_busybox_and_command(void)
     struct file_data out;
     const struct cpio_read_entry *en;
     static const char *const dirs[] = { "dev", "proc", "sys", "bin", "sbin",
-                                        "tmp", "perch", NULL };
+                                        "tmp", "perch", "lib", "lib/modules",
+                                        NULL };
 
     CHECK(a);
     CHECK(build(a, true, cmd, 3, &out));
@@ -331,8 +332,65 @@ static void initramfs_without_busybox_or_command(void)
     CHECK(!cpio_read_find(a, "bin/busybox"));
     CHECK(!cpio_read_find(a, "bin/sh"));
     CHECK(!cpio_read_find(a, "perch/cmd"));
+    CHECK(!cpio_read_find(a, "perch/root"));
+    for (int i = 0; i < a->n; i++)
+        CHECK(strncmp(a->e[i].name, "lib/modules/", 12));
     file_release(&out);
     free(a);
+}
+
+static const uint8_t fake_blk[] = "\177ELF blkfront";
+static const uint8_t fake_net[] = "\177ELF netfront, longer";
+
+/* The default kernel's modules, flat in /lib/modules; the --root device. */
+static void initramfs_with_modules_and_root(void)
+{
+    const struct initramfs_module mods[] = {
+        { "xen-blkfront.ko", fake_blk, sizeof(fake_blk) },
+        { "xen-netfront.ko", fake_net, sizeof(fake_net) },
+    };
+    struct initramfs_config cfg = {
+        .init = fake_init, .init_bytes = sizeof(fake_init),
+        .modules = mods, .nr_modules = 2, .root = "/dev/xvda1",
+    };
+    struct cpio_read_archive *a = calloc(1, sizeof(*a));
+    const struct cpio_read_entry *en;
+    struct file_data out;
+    struct error e;
+
+    CHECK(a);
+    CHECK(initramfs_build(&cfg, &out, &e) == 0);
+    CHECK(cpio_read_archive(out.bytes, out.size, a));
+    CHECK(parents_first(a));
+    CHECK((en = cpio_read_find(a, "lib/modules/xen-blkfront.ko")));
+    CHECK(en->mode == (S_IFREG | 0644));
+    CHECK(en->size == sizeof(fake_blk) && !memcmp(en->data, fake_blk, en->size));
+    CHECK((en = cpio_read_find(a, "lib/modules/xen-netfront.ko")));
+    CHECK(en->size == sizeof(fake_net) && !memcmp(en->data, fake_net, en->size));
+    CHECK((en = cpio_read_find(a, "perch/root")) && en->mode == (S_IFREG | 0644));
+    CHECK(en->size == 10 && !memcmp(en->data, "/dev/xvda1", 10));
+    CHECK(!cpio_read_find(a, "perch/cmd"));
+    file_release(&out);
+    free(a);
+}
+
+/* /init loads every .ko in /lib/modules: nothing else goes there. */
+static void module_names_checked(void)
+{
+    static const char *const bad[] = { "", ".ko", "sub/x.ko", "x.o", "x.ko.xz", NULL };
+    struct file_data out;
+    struct error e = { "" };
+
+    for (int i = 0; bad[i]; i++) {
+        const struct initramfs_module m = { bad[i], fake_blk, sizeof(fake_blk) };
+        struct initramfs_config cfg = {
+            .init = fake_init, .init_bytes = sizeof(fake_init),
+            .modules = &m, .nr_modules = 1,
+        };
+
+        CHECK(initramfs_build(&cfg, &out, &e) == -1);
+        CHECK_CONTAINS(e.msg, "bad module name");
+    }
 }
 
 static void initramfs_same_bytes_every_time(void)
@@ -379,6 +437,8 @@ int main(void)
     RUN(cmd_encoding);
     RUN(initramfs_with_busybox_and_command);
     RUN(initramfs_without_busybox_or_command);
+    RUN(initramfs_with_modules_and_root);
+    RUN(module_names_checked);
     RUN(initramfs_same_bytes_every_time);
     RUN(applet_names_are_plain_and_unique);
     return check_exit_status();
