@@ -194,13 +194,16 @@ static void frontend_changed(void *arg, const char *path)
         if (v->phase == VBD_WAITING)
             start_connect(v);
         break;
+    /* Closing is answered Closing, and only Closed with Closed: a Linux
+     * that is shutting down waits to read Closing from the back end. */
     case XenbusStateClosing:
+        disconnect(v);
+        v->phase = VBD_CLOSED;
+        set_state(v, XenbusStateClosing);
+        break;
     case XenbusStateClosed:
-        if (v->phase != VBD_CLOSED) {
-            disconnect(v);
-            v->phase = VBD_CLOSED;
-            set_state(v, XenbusStateClosing);
-        }
+        disconnect(v);
+        v->phase = VBD_CLOSED;
         set_state(v, XenbusStateClosed);
         break;
     case XenbusStateInitialising:
@@ -242,7 +245,9 @@ void vbd_close(struct vbd *v)
 
 /* ---- The nodes --------------------------------------------------------------- */
 
-/* What libxl writes for a PV disk, in the two directories. */
+/* What libxl writes for a PV disk, in the two directories: each made and
+ * given its owner first, so the nodes in it inherit that (the front end's
+ * are the guest's to write, the back end's the guest's to read). */
 static int write_nodes(struct vbd *v)
 {
     const struct disk *d = v->disk;
@@ -251,12 +256,15 @@ static int write_nodes(struct vbd *v)
     int rc = 0;
 
     snprintf(dev, sizeof(dev), "%s", v->name);
+    rc |= xenstore_mkdir(v->env->xs, v->fe);
+    rc |= xenstore_set_perms(v->env->xs, v->fe, dom, XS_ACCESS_READ);
+    rc |= xenstore_mkdir(v->env->xs, v->be);
+    rc |= xenstore_set_perms(v->env->xs, v->be, 0, XS_ACCESS_READ);
     rc |= put(v, v->fe, "backend", "%s", v->be);
     rc |= put(v, v->fe, "backend-id", "0");
     rc |= put(v, v->fe, "virtual-device", "%" PRIu32, v->devid);
     rc |= put(v, v->fe, "device-type", "disk");
     rc |= put(v, v->fe, "state", "%d", XenbusStateInitialising);
-    rc |= xenstore_set_perms(v->env->xs, v->fe, dom, XS_ACCESS_READ);
     rc |= put(v, v->be, "frontend", "%s", v->fe);
     rc |= put(v, v->be, "frontend-id", "%u", dom);
     rc |= put(v, v->be, "online", "1");
@@ -276,7 +284,6 @@ static int write_nodes(struct vbd *v)
     rc |= put(v, v->be, "discard-alignment", "0");
     rc |= put(v, v->be, BLKIF_KEY_MAX_INDIRECT, "%d", VBD_MAX_INDIRECT);
     rc |= put(v, v->be, BLKIF_KEY_MAX_RING_ORDER, "%d", BLKIF_MAX_RING_ORDER);
-    rc |= xenstore_set_perms(v->env->xs, v->be, 0, XS_ACCESS_READ);
     rc |= put(v, v->be, "state", "%d", XenbusStateInitWait);
     return rc;
 }
