@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,6 +236,49 @@ static int need_mmdebstrap(struct default_guest *g, struct error *e)
     return fail(e, "cannot install mmdebstrap: %s", inner.msg);
 }
 
+/* Whether f has a line "NAME:..." or "UID:..." for the user. */
+static bool has_range(const char *f, const char *name, uid_t uid)
+{
+    FILE *in = fopen(f, "r");
+    char line[256], id[32];
+    bool found = false;
+
+    if (!in)
+        return false;
+    snprintf(id, sizeof(id), "%u:", (unsigned)uid);
+    while (!found && fgets(line, sizeof(line), in))
+        found = (name && !strncmp(line, name, strlen(name)) &&
+                 line[strlen(name)] == ':') || !strncmp(line, id, strlen(id));
+    fclose(in);
+    return found;
+}
+
+/* As a user mmdebstrap builds in a user namespace (--mode=unshare): say
+ * what is missing before any download, rather than after. */
+static int check_unshare(struct error *e)
+{
+    struct passwd *pw = getpwuid(geteuid());
+    const char *name = pw ? pw->pw_name : NULL;
+    FILE *f = fopen("/proc/sys/kernel/unprivileged_userns_clone", "r");
+    int on = 1;
+
+    if (f) {
+        if (fscanf(f, "%d", &on) != 1)
+            on = 1;
+        fclose(f);
+    }
+    if (!on)
+        return fail(e, "perch image as a user needs unprivileged user namespaces "
+                       "(sysctl kernel.unprivileged_userns_clone=1), or run it as root");
+    if (!has_range("/etc/subuid", name, geteuid()) ||
+        !has_range("/etc/subgid", name, geteuid()))
+        return fail(e, "perch image as a user needs your range of ids in "
+                       "/etc/subuid and /etc/subgid (usermod --add-subuids "
+                       "100000-165535 --add-subgids 100000-165535 %s), or run it "
+                       "as root", name ? name : "USER");
+    return 0;
+}
+
 /* Older recipes' and kernels' trees: only the newest is used. */
 static void remove_other_roots(const struct default_guest *g, const char *keep)
 {
@@ -281,7 +325,8 @@ static int build_root(struct default_guest *g, const char *kver,
     char work[PATH_MAX], files[PATH_MAX], tar[PATH_MAX];
     int rc;
 
-    if (need_mmdebstrap(g, e) || default_guest_work_dir(g, "image", work, e))
+    if (need_mmdebstrap(g, e) || (geteuid() && check_unshare(e)) ||
+        default_guest_work_dir(g, "image", work, e))
         return -1;
     if (snprintf(files, sizeof(files), "%s/files", work) >= PATH_MAX ||
         snprintf(tar, sizeof(tar), "%s/root.tar", work) >= PATH_MAX)
@@ -301,12 +346,15 @@ static int build_root(struct default_guest *g, const char *kver,
 /* ---- step 2: the ext4 image -------------------------------------------- */
 
 /* As a user the tree's owners exist only in a user namespace (mmdebstrap's
- * subuids), so the tarball is unpacked and read there; the tree is
- * removed there too, as its files are not the user's. */
+ * subuids), so the tarball is unpacked and read there, into a folder made
+ * there ("$1", the user's, cannot become root's); it is removed there too.
+ * /dev's nodes stay out (no mknod there; the guest's /dev is a devtmpfs). */
 static const char unpack_and_write[] =
-    "tar -C \"$1\" --numeric-owner --xattrs --xattrs-include='*' -xpf \"$2\" &&"
-    " mke2fs -q -F -t ext4 -L debian -d \"$1\" \"$3\" \"$4\"; s=$?;"
-    " rm -rf \"$1\"/*; exit $s";
+    "mkdir \"$1/root\" &&"
+    " tar -C \"$1/root\" --numeric-owner --xattrs --xattrs-include='*'"
+    " --exclude='./dev/*' -xpf \"$2\" &&"
+    " mke2fs -q -F -t ext4 -L debian -d \"$1/root\" \"$3\" \"$4\"; s=$?;"
+    " rm -rf \"$1/root\"; exit $s";
 
 static int mke2fs(const char *tree, const char *root, const char *tmp,
                   const struct image_options *o, struct error *e)
