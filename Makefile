@@ -217,6 +217,14 @@ $(ASAN_PERCH): $(LAUNCHER_SRC:%.c=$(BUILD)/asan/%.o) $(BUILD)/launcher/embedded_
 soak: all $(ASAN_PERCH)
 	@PERCH=$(ASAN_PERCH) tests/soak.sh
 
+# A real Debian image (not in `make test`: the first run downloads ~100 MB
+# and takes minutes): `perch image debian` into build/image-check/, checked
+# with e2fsck and debugfs (tests/image_check.sh). IMAGE_FRESH=1 rebuilds the
+# cached root tree first.
+.PHONY: image-check
+image-check: $(BUILD)/perch
+	@tests/image_check.sh
+
 # The tour: the numbered markers along perch's three main paths, in order
 # (docs/design.md, "The tour"), each with where it stands in the code.
 tour:

@@ -1,5 +1,5 @@
 /* perch's command line: `perch run [OPTIONS] [KERNEL] [-- CMD ARGS...]`,
- * `perch bench [...]` (bench.h), --help, --version. */
+ * `perch bench [...]` (bench.h), `perch image ...` (image.h), --help, --version. */
 #ifndef PERCH_CLI_H
 #define PERCH_CLI_H
 
@@ -15,7 +15,7 @@
 /* Disks are xvda, xvdb, ... in the order given. */
 #define MAX_DISKS 8
 
-enum command { CMD_RUN, CMD_HELP, CMD_VERSION, CMD_BENCH };
+enum command { CMD_RUN, CMD_HELP, CMD_VERSION, CMD_BENCH, CMD_IMAGE };
 
 struct disk_option {
     const char *path;
@@ -38,7 +38,8 @@ struct options {
     const char *root;          /* --root DEV: boot the disk's own init */
     char **cmd;                /* after `--`: run in the guest; NULL: a shell */
     int cmd_argc;
-    char **bench_args;         /* `perch bench`'s words, parsed in bench.c */
+    char **bench_args;         /* `perch bench`'s (or image's) words, parsed
+                                * in bench.c (image.c) */
     int bench_argc;
 };
 

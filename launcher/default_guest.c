@@ -84,28 +84,6 @@ void default_guest_shown_path(const char *path, const char *home, char *out,
         snprintf(out, size, "%s", path);
 }
 
-/* mkdir -p: ~/.cache itself may not exist yet. */
-static int make_dirs(const char *dir, struct error *e)
-{
-    char path[PATH_MAX];
-    struct stat st;
-
-    snprintf(path, sizeof(path), "%s", dir);
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(path, 0755) < 0 && errno != EEXIST)
-            return fail(e, "cannot create %s: %s", path, strerror(errno));
-        *p = '/';
-    }
-    if (mkdir(path, 0755) < 0 && errno != EEXIST)
-        return fail(e, "cannot create %s: %s", path, strerror(errno));
-    if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-        return fail(e, "%s is not a folder", path);
-    return 0;
-}
-
 static int cache_path(const struct default_guest *g, const char *name,
                       char *out, struct error *e)
 {
@@ -121,7 +99,7 @@ int default_guest_open(struct default_guest *g, struct error *e)
     memset(g, 0, sizeof(*g));
     if (default_guest_cache_dir(getenv("XDG_CACHE_HOME"), home, g->dir,
                                 sizeof(g->dir), e) ||
-        make_dirs(g->dir, e) ||
+        file_make_dirs(g->dir, e) ||
         cache_path(g, "vmlinuz", g->kernel, e) ||
         cache_path(g, "busybox", g->busybox, e))
         return -1;
@@ -624,7 +602,7 @@ int default_guest_busybox(struct default_guest *g, struct error *e)
 
 /* The cached kernel's version, from its link vmlinuz -> vmlinuz-<version>
  * (the version of the package it came from). */
-static int cached_kernel_version(const struct default_guest *g, char *out,
+int default_guest_kernel_version(const struct default_guest *g, char *out,
                                  size_t size, struct error *e)
 {
     char target[PATH_MAX];
@@ -637,10 +615,11 @@ static int cached_kernel_version(const struct default_guest *g, char *out,
                                     : strerror(errno));
     target[n] = 0;
     name = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
-    if (strncmp(name, "vmlinuz-", 8) || !name[8] ||
-        snprintf(out, size, "%s", name + 8) >= (int)size)
-        return fail(e, "cannot tell the version of %s: it points to %s",
-                    g->kernel, target);
+    if (strncmp(name, "vmlinuz-", 8) || !name[8])
+        return fail(e, "cannot tell the version of %s: it points to %s, not "
+                       "vmlinuz-VERSION", g->kernel, target);
+    if (snprintf(out, size, "%s", name + 8) >= (int)size)
+        return fail(e, "kernel version %s is too long", name + 8);
     return 0;
 }
 
@@ -665,7 +644,7 @@ int default_guest_modules(struct default_guest *g, struct error *e)
     char version[NAME_MAX + 1], package[sizeof(f.package)];
     struct error inner;
 
-    if (cached_kernel_version(g, version, sizeof(version), e) ||
+    if (default_guest_kernel_version(g, version, sizeof(version), e) ||
         modules_path(g, version, g->modules, e))
         return -1;
     if (modules_cached(g->modules))
@@ -678,4 +657,73 @@ int default_guest_modules(struct default_guest *g, struct error *e)
         return 0;
     inner = *e;
     return fail(e, "cannot fetch the kernel's Xen drivers: %s", inner.msg);
+}
+
+int default_guest_work_dir(const struct default_guest *g, const char *tag,
+                           char *out, struct error *e)
+{
+    remove_stale_fetches(g);
+    if (snprintf(out, PATH_MAX, "%s/" FETCH_PREFIX "%d-%s", g->dir,
+                 (int)getpid(), tag) >= PATH_MAX)
+        return fail(e, "the path of perch's cache folder is too long");
+    file_remove_tree(out);
+    if (mkdir(out, 0755) < 0)
+        return fail(e, "cannot create %s: %s", out, strerror(errno));
+    return 0;
+}
+
+/* One attempt at default_guest_unpack: 0, 1 if apt's lists lack it, -1. */
+static int unpack_once(const char *package, const char *work, const char *dir,
+                       struct error *e)
+{
+    char deb[PATH_MAX];
+    int rc = download(package, work, e);
+
+    if (rc)
+        return rc;
+    if (find_entry(work, package, ".deb", deb, e))
+        return -1;
+    return unpack(deb, dir, e);
+}
+
+int default_guest_unpack(struct default_guest *g, const char *package,
+                         const char *work, const char *dir, struct error *e)
+{
+    struct error inner;
+    int rc = unpack_once(package, work, dir, e);
+
+    if (rc == 1 && !g->apt_updated) {
+        if (apt_update(g, e))
+            return -1;
+        rc = unpack_once(package, work, dir, e);
+    }
+    if (rc != 1)
+        return rc;
+    inner = *e;
+    return fail(e, "%s, even after apt-get update", inner.msg);
+}
+
+int default_guest_apt_install(struct default_guest *g, const char *package,
+                              struct error *e)
+{
+    char *argv[] = { "apt-get", "install", "-y", "-q", (char *)package, NULL };
+    char *out, err[256];
+    int status;
+
+    for (;;) {
+        if (run(argv, NULL, &out, &status, e))
+            return -1;
+        default_guest_apt_error(out, err, sizeof(err));
+        free(out);
+        if (status == 0)
+            return 0;
+        if (g->apt_updated || !strstr(err, "Unable to locate package"))
+            break;
+        if (apt_update(g, e))   /* a fresh system's lists are empty */
+            return -1;
+    }
+    if (apt_is_offline(err))
+        return fail(e, "cannot install %s: no network? (%s)", package, err);
+    return fail(e, "apt-get install %s failed (status %d): %s", package,
+                status, err);
 }

@@ -63,6 +63,26 @@ extern const char *const default_guest_module_paths[];
  * boots without them (with no disk or network). */
 int default_guest_modules(struct default_guest *g, struct error *e);
 
+/* The version of the cached kernel (what g->kernel points
+ * at, vmlinuz-VERSION), e.g. "6.1.0-57-cloud-amd64". */
+int default_guest_kernel_version(const struct default_guest *g, char *out,
+                                 size_t size, struct error *e);
+
+/* A fresh work folder <cache>/.fetch-<pid>-<tag> into out (PATH_MAX), which
+ * a later perch removes if this one dies before removing it itself. */
+int default_guest_work_dir(const struct default_guest *g, const char *tag,
+                           char *out, struct error *e);
+
+/* apt-get download package into work (an empty folder) and unpack it into
+ * dir, with one apt-get update if apt's lists lack it. Returns 0 or -1. */
+int default_guest_unpack(struct default_guest *g, const char *package,
+                         const char *work, const char *dir, struct error *e);
+
+/* apt-get install -y package (as root), with one apt-get update if apt's
+ * lists lack it. Returns 0 or -1. */
+int default_guest_apt_install(struct default_guest *g, const char *package,
+                              struct error *e);
+
 /* The pieces above, exposed for the unit tests. */
 
 /* $XDG_CACHE_HOME/perch when that is an absolute path (the XDG spec says to

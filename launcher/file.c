@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,27 @@ static int remove_one(const char *path, const struct stat *st, int type,
 {
     (void)st, (void)type, (void)ftw;
     remove(path);
+    return 0;
+}
+
+int file_make_dirs(const char *dir, struct error *e)
+{
+    char path[PATH_MAX];
+    struct stat st;
+
+    snprintf(path, sizeof(path), "%s", dir);
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+            return fail(e, "cannot create %s: %s", path, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(path, 0755) < 0 && errno != EEXIST)
+        return fail(e, "cannot create %s: %s", path, strerror(errno));
+    if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+        return fail(e, "%s is not a folder", path);
     return 0;
 }
 

@@ -22,6 +22,10 @@ void file_release(struct file_data *f);
 int file_write_new(const char *path, const void *bytes, size_t size,
                    unsigned mode, struct error *e);
 
+/* mkdir -p dir (mode 0755 for each folder made). Returns 0, or -1 with e
+ * saying why (also when dir exists but is not a folder). */
+int file_make_dirs(const char *dir, struct error *e);
+
 /* rm -rf path, best effort: what cannot be removed stays. */
 void file_remove_tree(const char *path);
 

@@ -7,6 +7,7 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "image.h"
 #include "launch.h"
 #include "status.h"
 
@@ -31,6 +32,11 @@ int main(int argc, char **argv)
         return 0;
     case CMD_BENCH:
         status = bench_main(o.bench_argc, o.bench_args, &e);
+        if (e.msg[0])
+            fprintf(stderr, "perch: %s\n", e.msg);
+        return status;
+    case CMD_IMAGE:
+        status = image_main(o.bench_argc, o.bench_args, &e);
         if (e.msg[0])
             fprintf(stderr, "perch: %s\n", e.msg);
         return status;

@@ -590,6 +590,65 @@ static bool setup(void)
            setenv("FAKE_LOG", log_path, 1) == 0 && setenv("FAKE_DIR", tmp, 1) == 0;
 }
 
+/* --- for perch image ------------------------------------------------------ */
+
+static void kernel_version_from_the_link(void)
+{
+    struct default_guest g;
+    struct error e = { "" };
+    char said[1024], kver[64];
+
+    CHECK(fresh("ok"));
+    CHECK(default_guest_open(&g, &e) == 0);
+    CHECK(with_stderr(default_guest_kernel, &g, &e, said, sizeof(said)) == 0);
+    CHECK(default_guest_kernel_version(&g, kver, sizeof(kver), &e) == 0);
+    CHECK(!strcmp(kver, "9.9.9-test-cloud-amd64"));
+    CHECK(default_guest_kernel_version(&g, kver, 8, &e) == -1);
+    CHECK_CONTAINS(e.msg, "too long");
+    CHECK(unlink(g.kernel) == 0 && symlink("bzImage", g.kernel) == 0);
+    CHECK(default_guest_kernel_version(&g, kver, sizeof(kver), &e) == -1);
+    CHECK_CONTAINS(e.msg, "not vmlinuz-VERSION");
+}
+
+/* A package apt's lists lack at first: one apt-get update, then it is
+ * downloaded and unpacked where asked, in a work folder perch made. */
+static void unpack_after_one_update(void)
+{
+    struct default_guest g;
+    struct error e = { "" };
+    char work[PATH_MAX], dir[PATH_MAX + 8], file[PATH_MAX + 64], text[64];
+    char said[1024];
+
+    CHECK(fresh("unknown_until_update"));
+    CHECK(default_guest_open(&g, &e) == 0);
+    CHECK(default_guest_work_dir(&g, "test", work, &e) == 0);
+    CHECK(strstr(work, "/.fetch-") != NULL);
+    snprintf(dir, sizeof(dir), "%s/root", work);
+    CHECK(default_guest_unpack(&g, "linux-image-9.9.9-test-cloud-amd64", work, dir,
+                               &e) == 0);
+    snprintf(file, sizeof(file), "%s/boot/vmlinuz-9.9.9-test-cloud-amd64", dir);
+    read_text(file, text, sizeof(text));
+    CHECK(!strcmp(text, "kernel\n"));
+    read_text(log_path, said, sizeof(said));
+    CHECK_CONTAINS(said, "apt-get update");
+    CHECK(count_lines(log_path) == 4);   /* download, update, download, dpkg-deb */
+}
+
+static void unpack_unknown_package(void)
+{
+    struct default_guest g;
+    struct error e = { "" };
+    char work[PATH_MAX], dir[PATH_MAX + 8];
+
+    CHECK(fresh("unknown"));
+    CHECK(default_guest_open(&g, &e) == 0);
+    CHECK(default_guest_work_dir(&g, "test", work, &e) == 0);
+    snprintf(dir, sizeof(dir), "%s/root", work);
+    CHECK(default_guest_unpack(&g, "linux-image-0-none", work, dir, &e) == -1);
+    CHECK_CONTAINS(e.msg, "linux-image-0-none not found");
+    CHECK_CONTAINS(e.msg, "even after apt-get update");
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -621,6 +680,9 @@ int main(void)
     RUN(update_offline_says_no_network);
     RUN(no_apt_at_all);
     RUN(stale_fetch_folders_removed);
+    RUN(kernel_version_from_the_link);
+    RUN(unpack_after_one_update);
+    RUN(unpack_unknown_package);
     remove_tree(tmp);
     return check_exit_status();
 }
