@@ -2,10 +2,12 @@
 #include "sandbox.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/kvm.h>
 #include <linux/seccomp.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -150,6 +152,11 @@ int sandbox_enter(struct error *e)
     sigset_t sys;
 
     fprog.len = build(prog);
+    /* glibc gives a thread arena's memory back by shrinking its heap,
+     * which first opens /proc/sys/vm/overcommit_memory: a free() in the
+     * filter would end perch. Never trimming keeps free() to the calls
+     * above (the memory stays perch's until it exits). */
+    mallopt(M_TRIM_THRESHOLD, INT_MAX);
     sigaction(SIGSYS, &sa, NULL);
     /* A blocked SIGSYS from the filter would kill without a word. */
     sigemptyset(&sys);
