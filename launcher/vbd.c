@@ -251,12 +251,18 @@ static int write_nodes(struct vbd *v)
     int rc = 0;
 
     snprintf(dev, sizeof(dev), "%s", v->name);
+    /* The directories and their permissions first: a node takes its
+     * parent's when it is made, so the keys below are the guest's to
+     * read (and, in its own directory, to write). */
+    rc |= xenstore_mkdir(v->env->xs, v->fe);
+    rc |= xenstore_set_perms(v->env->xs, v->fe, dom, XS_ACCESS_READ);
+    rc |= xenstore_mkdir(v->env->xs, v->be);
+    rc |= xenstore_set_perms(v->env->xs, v->be, 0, XS_ACCESS_READ);
     rc |= put(v, v->fe, "backend", "%s", v->be);
     rc |= put(v, v->fe, "backend-id", "0");
     rc |= put(v, v->fe, "virtual-device", "%" PRIu32, v->devid);
     rc |= put(v, v->fe, "device-type", "disk");
     rc |= put(v, v->fe, "state", "%d", XenbusStateInitialising);
-    rc |= xenstore_set_perms(v->env->xs, v->fe, dom, XS_ACCESS_READ);
     rc |= put(v, v->be, "frontend", "%s", v->fe);
     rc |= put(v, v->be, "frontend-id", "%u", dom);
     rc |= put(v, v->be, "online", "1");
@@ -276,7 +282,6 @@ static int write_nodes(struct vbd *v)
     rc |= put(v, v->be, "discard-alignment", "0");
     rc |= put(v, v->be, BLKIF_KEY_MAX_INDIRECT, "%d", VBD_MAX_INDIRECT);
     rc |= put(v, v->be, BLKIF_KEY_MAX_RING_ORDER, "%d", BLKIF_MAX_RING_ORDER);
-    rc |= xenstore_set_perms(v->env->xs, v->be, 0, XS_ACCESS_READ);
     rc |= put(v, v->be, "state", "%d", XenbusStateInitWait);
     return rc;
 }
