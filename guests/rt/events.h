@@ -1,0 +1,44 @@
+/*
+ * Event channels and time for a test guest that talks to back ends: the
+ * shared_info page mapped, an event callback that records which ports
+ * fired, VIRQ_TIMER for naps, and waiting for a condition with events
+ * off while looking and on while asleep (how a PV kernel idles).
+ */
+#ifndef PERCH_RT_EVENTS_H
+#define PERCH_RT_EVENTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../abi/xen/event_channel.h"
+#include "../../abi/xen/xen.h"
+
+#define RT_NS_PER_MS 1000000ull
+
+extern volatile struct shared_info *rt_shared_info;
+extern volatile struct vcpu_info *rt_vcpu_info;
+
+/* Map shared_info, register the callback, bind and unmask VIRQ_TIMER.
+ * Reports a FAIL line (and returns false) for the step that went wrong. */
+bool rt_events_init(const struct start_info *si);
+
+long rt_evtchn_op(unsigned cmd, void *arg);
+long rt_evtchn_send(uint32_t port);
+long rt_evtchn_unmask(uint32_t port);
+/* A port for `remote` to bind (EVTCHNOP_alloc_unbound, dom DOMID_SELF). */
+long rt_evtchn_alloc_unbound(domid_t remote, uint32_t *port);
+
+/* True (and cleared) if `port` fired since the last look. */
+bool rt_event_take(uint32_t port);
+
+/* System time from vcpu_info's pvclock. */
+uint64_t rt_now_ns(void);
+
+/* Wait until cond(arg) holds or `ms` pass; true if it held. cond runs with
+ * events off; the guest sleeps in SCHEDOP_block between looks. */
+bool rt_wait(bool (*cond)(void *), void *arg, uint64_t ms);
+
+/* Sleep `ms` (or until an event). */
+void rt_nap(uint64_t ms);
+
+#endif
