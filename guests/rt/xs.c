@@ -9,7 +9,7 @@
 volatile struct xenstore_domain_interface *rt_xs_ring;
 uint32_t rt_xs_port;
 volatile unsigned rt_xs_watch_events;
-static uint32_t next_req_id = 1;
+static uint32_t last_req_id;   /* bss: guests without xenstore keep no data segment */
 
 /* The message being read: header and payload, gathered across the ring. */
 static uint8_t msg[sizeof(struct xsd_sockmsg) + XENSTORE_PAYLOAD_MAX + 1];
@@ -103,7 +103,7 @@ static bool read_msg(struct xsd_sockmsg *h, uint64_t ms)
 const char *rt_xs_request(uint32_t type, const void *payload, uint32_t len,
                           char *reply, uint32_t size, uint32_t *reply_len)
 {
-    struct xsd_sockmsg h = { .type = type, .req_id = next_req_id++, .len = len };
+    struct xsd_sockmsg h = { .type = type, .req_id = ++last_req_id, .len = len };
     const char *body = (const char *)msg + sizeof(h);
 
     if (!rt_xs_send_raw(&h, sizeof(h)) || !rt_xs_send_raw(payload, len))
