@@ -252,10 +252,8 @@ static int write_nodes(struct vbd *v)
 {
     const struct disk *d = v->disk;
     uint16_t dom = v->env->domid;
-    char dev[8];
     int rc = 0;
 
-    snprintf(dev, sizeof(dev), "%s", v->name);
     rc |= xenstore_mkdir(v->env->xs, v->fe);
     rc |= xenstore_set_perms(v->env->xs, v->fe, dom, XS_ACCESS_READ);
     rc |= xenstore_mkdir(v->env->xs, v->be);
@@ -270,7 +268,7 @@ static int write_nodes(struct vbd *v)
     rc |= put(v, v->be, "online", "1");
     rc |= put(v, v->be, "removable", "0");
     rc |= put(v, v->be, "bootable", "1");
-    rc |= put(v, v->be, "dev", "%s", dev);
+    rc |= put(v, v->be, "dev", "%s", v->name);
     rc |= put(v, v->be, "type", "file");
     rc |= put(v, v->be, "mode", "%s", d->readonly ? "r" : "w");
     rc |= put(v, v->be, "params", "%s", d->path);
