@@ -56,6 +56,9 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 else
     as_user=()
 fi
-"${as_user[@]}" "$PERCH" run --disk "$D/good.img" "$HELLO" >"$TMP/disk_readonly.out" 2>"$TMP/disk_readonly.err"
+# The kernel goes beside the disk: the checkout may be a folder nobody
+# cannot enter.
+cp "$HELLO" "$D/hello.elf" && chmod 0644 "$D/hello.elf"
+"${as_user[@]}" "$PERCH" run --disk "$D/good.img" "$D/hello.elf" >"$TMP/disk_readonly.out" 2>"$TMP/disk_readonly.err"
 status=$?
 expect_error disk_readonly 1 "cannot open it for writing .*add ,ro"
