@@ -53,7 +53,7 @@ static int serve(struct devices *d, const struct pollfd *fds)
 
         if (fds[FD_FIRST_DISK + i].fd >= 0 && fds[FD_FIRST_DISK + i].revents)
             vbd_complete(v);
-        if ((notified >> v->line & 1) && vbd_notified(v, &e)) {
+        if ((notified >> v->xb.line & 1) && vbd_notified(v, &e)) {
             broken(d, v->name, e.msg);
             return -1;
         }
@@ -103,7 +103,7 @@ static int set_up(struct devices *d, struct error *e)
     xenstore_ring_init(c->store_ring);
     if (grant_table_init(&d->gt, c->gm, c->grant_first_mfn, c->grant_nr_frames))
         return fail(e, "cannot set up the grant table");
-    d->env = (struct vbd_env){
+    d->env = (struct backend_env){
         .xs = d->xs, .gt = &d->gt, .shared = c->shared, .vm = c->vm,
         .domid = DEVICES_GUEST_DOMID,
     };

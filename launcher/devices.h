@@ -45,7 +45,7 @@ struct devices {
     struct devices_config cfg;
     struct xenstore *xs;             /* large: on the heap */
     struct grant_table gt;
-    struct vbd_env env;
+    struct backend_env env;
     struct vbd vbds[MAX_DISKS];
     struct confined_thread thread;
     pthread_t vcpu_thread;           /* kicked with SIGUSR1 to stop the guest */
