@@ -336,7 +336,7 @@ static int run_guest(struct run_phase *p)
     if (start_console(p->l, &p->console, p->sandbox, &p->e))
         return STATUS_ERROR;
     if (start_devices(p->l, p->sandbox, &p->e) ||
-        (p->sandbox && sandbox_enter(&p->e))) {
+        (p->sandbox && sandbox_enter(0, &p->e))) {
         stop_devices(p->l, STATUS_ERROR, &p->e);
         console_stop(&p->console);
         return STATUS_ERROR;
