@@ -43,8 +43,8 @@ struct xenbus_backend_ops {
      * give its event channel in *port. NULL, or why not (a constant
      * string; then nothing is held). */
     const char *(*take)(void *dev, uint32_t *port);
-    /* The Host connected the port: start the data path. -1 with e is a
-     * fault of perch's own, which ends the run. */
+    /* The Host connected the port: start the data path. -1 with e (the
+     * rings are corrupt already, or perch failed) ends the run. */
     int (*start)(void *dev, struct error *e);
     /* Stop the data path if it runs and give the rings back. */
     void (*stop)(void *dev);
