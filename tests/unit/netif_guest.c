@@ -35,6 +35,14 @@ void ng_setup(struct netif_guest *g, uint32_t start)
     g->rx_ring = calloc(1, XEN_PAGE_SIZE);
     if (!g->tx_ring || !g->rx_ring)
         abort();
+    ng_reset(g, start);
+}
+
+void ng_reset(struct netif_guest *g, uint32_t start)
+{
+    memset(gm_frame(&g->gm, NG_TABLE_MFN), 0, XEN_PAGE_SIZE);
+    memset(g->tx_ring, 0, XEN_PAGE_SIZE);
+    memset(g->rx_ring, 0, XEN_PAGE_SIZE);
     ring_init(g->tx_ring, start);
     ring_init(g->rx_ring, start);
     g->tx_prod = g->tx_cons = g->rx_prod = g->rx_cons = start;

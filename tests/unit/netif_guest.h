@@ -31,6 +31,10 @@ struct netif_guest {
 /* A fresh guest: memory zeroed, no grants, both rings initialised with
  * their indices at start (Linux's SHARED_RING_INIT at 0). */
 void ng_setup(struct netif_guest *g, uint32_t start);
+/* The same on the guest set up already: no grants (the grant table
+ * frame zeroed; its bookkeeping is balanced if the back end released
+ * every take), the rings afresh; the pages keep their bytes. */
+void ng_reset(struct netif_guest *g, uint32_t start);
 void ng_release(struct netif_guest *g);
 
 uint8_t *ng_page(struct netif_guest *g, uint32_t pfn);
