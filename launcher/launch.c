@@ -30,6 +30,7 @@
 #include "kernel_image.h"
 #include "kvm.h"
 #include "lines.h"
+#include "net_link.h"
 #include "vcpu_loop.h"
 #include "sandbox.h"
 #include "stats.h"
@@ -47,6 +48,7 @@ struct launch {
     int device_doorbell_fd;   /* the device thread's (lines.h) */
     struct disk disks[MAX_DISKS];  /* --disk, opened before the VM */
     unsigned nr_disks;
+    struct net_link *net;         /* --net, likewise; NULL: none */
     struct devices *devices;      /* their back ends; NULL: no disks */
     struct default_guest guest;   /* perch's cache, when used */
     const struct launch_io *io;   /* NULL: a person at the console */
@@ -90,7 +92,7 @@ static int build_initramfs(struct default_guest *g, const struct options *o,
                            struct file_data *out, struct error *e)
 {
     struct initramfs_config cfg = { .cmd = o->cmd, .cmd_argc = o->cmd_argc,
-                                    .root = o->root };
+                                    .root = o->root, .net = o->net.kind != NET_NONE };
     struct file_data busybox = { 0 };
     struct guest_modules modules;
     int rc;
@@ -153,6 +155,9 @@ static int load_files(struct launch *l, const struct options *o, struct error *e
     if (load_initrd(l, o, e) || disks_open(o, l->disks, e))
         return -1;
     l->nr_disks = o->nr_disks;
+    /* A port in use or a missing tap: one line before the guest starts. */
+    if (o->net.kind != NET_NONE && net_link_open(&l->net, &o->net, e))
+        return -1;
     return 0;
 bad_kernel:
     inner = *e;
@@ -397,6 +402,7 @@ static void release(struct launch *l)
     if (l->device_doorbell_fd >= 0)
         close(l->device_doorbell_fd);
     disks_close(l->disks, l->nr_disks);
+    net_link_close(l->net);
     free(l->devices);
     guest_memory_release(&l->gm);
     file_release(&l->initrd);
