@@ -48,8 +48,8 @@ struct launch {
     int device_doorbell_fd;   /* the device thread's (lines.h) */
     struct disk disks[MAX_DISKS];  /* --disk, opened before the VM */
     unsigned nr_disks;
-    struct net_link *net;         /* --net, likewise; NULL: none */
-    struct devices *devices;      /* their back ends; NULL: no disks */
+    struct net_link *link;        /* --net's, opened before the VM; NULL: none */
+    struct devices *devices;      /* their back ends; NULL: no disks, no --net */
     struct default_guest guest;   /* perch's cache, when used */
     const struct launch_io *io;   /* NULL: a person at the console */
     struct run_stats *stats;      /* the running guest's exit counts */
@@ -155,10 +155,7 @@ static int load_files(struct launch *l, const struct options *o, struct error *e
     if (load_initrd(l, o, e) || disks_open(o, l->disks, e))
         return -1;
     l->nr_disks = o->nr_disks;
-    /* A port in use or a missing tap: one line before the guest starts. */
-    if (o->net.kind != NET_NONE && net_link_open(&l->net, &o->net, e))
-        return -1;
-    return 0;
+    return o->net.kind == NET_NONE ? 0 : net_link_open(&l->link, &o->net, e);
 bad_kernel:
     inner = *e;
     return fail(e, "%s: %s", o->kernel, inner.msg);
@@ -402,8 +399,8 @@ static void release(struct launch *l)
     if (l->device_doorbell_fd >= 0)
         close(l->device_doorbell_fd);
     disks_close(l->disks, l->nr_disks);
-    net_link_close(l->net);
     free(l->devices);
+    net_link_close(l->link);
     guest_memory_release(&l->gm);
     file_release(&l->initrd);
     file_release(&l->kernel);
