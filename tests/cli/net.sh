@@ -98,6 +98,23 @@ if [ "$(id -u)" = 0 ] && ip tuntap add "$tap" mode tap user 1 2>/dev/null; then
     perch_run net_tap run --net "tap=$tap" "$HELLO"
     expect_status net_tap 0
     expect_line net_tap out "hello: done"
+    # A tap another program has attached (a single-queue tap takes one).
+    if command -v python3 >/dev/null; then
+        python3 -c '
+import fcntl, os, struct, sys, time
+fd = os.open("/dev/net/tun", os.O_RDWR)
+fcntl.ioctl(fd, 0x400454ca, struct.pack("16sH", sys.argv[1].encode(), 0x1002))  # TUNSETIFF, IFF_TAP|IFF_NO_PI
+open(sys.argv[2], "w").close()
+time.sleep(30)' "$tap" "$TMP/attached" &
+        holder=$!
+        for _ in $(seq 50); do [ -e "$TMP/attached" ] && break; sleep 0.1; done
+        perch_run net_tap_busy run --net "tap=$tap" "$HELLO"
+        expect_error net_tap_busy 1 "$tap is in use by another program"
+        expect_no_guest net_tap_busy
+        kill $holder 2>/dev/null; wait $holder 2>/dev/null
+    else
+        echo "SKIP net_tap_busy: no python3 to hold the tap"
+    fi
     ip tuntap del "$tap" mode tap
 else
     echo "SKIP net_tap: cannot make a tap here (needs root with CAP_NET_ADMIN)"
