@@ -1,0 +1,80 @@
+# Debian's kernel with its own xen-netfront on perch's network back end,
+# through --net user (libslirp): perch's initramfs gets eth0 an address by
+# DHCP, busybox httpd in the guest serves a page on a forwarded port that
+# is fetched here on 127.0.0.1, and a few MiB go each way through busybox
+# nc with their MD5 sums compared on both ends. Only 127.0.0.1 and ports
+# that were free a moment ago are used.
+. tests/lib.sh
+
+MIB=4
+
+# Three TCP ports on 127.0.0.1 that nobody held just now (perl-base is
+# Essential in Debian).
+read -r HTTP UP DOWN < <(perl -MIO::Socket::INET -e '
+    my @s = map { IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => 0,
+                                        Listen => 1) or die "listen: $!" } 1 .. 3;
+    print join(" ", map { $_->sockport } @s), "\n";')
+
+# In the guest: the address, the page, a listener for each direction
+# (started before READY, so nothing here connects too early), then the
+# sums once both transfers are over.
+GUEST_SCRIPT="
+echo DRIVER \$(basename \$(readlink /sys/class/net/eth0/device/driver))
+ip -4 addr show eth0 | sed -n 's/^ *inet \\([0-9.]*\\).*/ADDR \\1/p'
+mkdir -p /www && echo perch-net-page > /www/index.html && httpd -p 80 -h /www
+dd if=/dev/urandom of=/tmp/down bs=1M count=$MIB 2>/dev/null
+echo DOWN_SUM \$(md5sum < /tmp/down)
+(nc -l -p 82 < /tmp/down) & down=\$!
+(nc -l -p 81 | md5sum > /tmp/up.sum) & up=\$!
+sleep 1
+echo READY
+wait \$up \$down
+echo UP_SUM \$(cat /tmp/up.sum)
+"
+
+timeout 180 "$PERCH" run --net "user,hostfwd=tcp::$HTTP-:80,hostfwd=tcp::$UP-:81,hostfwd=tcp::$DOWN-:82" \
+    -- /bin/sh -c "$GUEST_SCRIPT" >"$TMP/linux_net.out" 2>"$TMP/linux_net.err" </dev/null &
+perch=$!
+for _ in $(seq 1 1200); do
+    grep -q '^READY' "$TMP/linux_net.out" 2>/dev/null && break
+    kill -0 $perch 2>/dev/null || break
+    sleep 0.1
+done
+if ! grep -q '^READY' "$TMP/linux_net.out"; then
+    fail linux_net/ready "the guest never said READY: $(grep -a -v '^\[' "$TMP/linux_net.out" | tail -n 3 | tr '\n' ' ') $(head -c 300 "$TMP/linux_net.err")"
+    kill $perch 2>/dev/null
+    wait $perch 2>/dev/null
+    exit 0
+fi
+pass linux_net/ready
+expect_line linux_net out '^DRIVER vif[[:space:]]*$'
+expect_line linux_net out '^ADDR 10\.0\.2\.15[[:space:]]*$'
+
+# The page, by HTTP/1.0 on the forwarded port.
+if exec 3<>"/dev/tcp/127.0.0.1/$HTTP"; then
+    printf 'GET /index.html HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
+    timeout 30 cat <&3 >"$TMP/page"
+    exec 3>&-
+fi
+if grep -q '^HTTP/1\.[01] 200' "$TMP/page" 2>/dev/null && grep -q '^perch-net-page' "$TMP/page"; then
+    pass linux_net/httpd
+else
+    fail linux_net/httpd "got: $(head -c 200 "$TMP/page" 2>/dev/null)"
+fi
+
+# Host to guest, then guest to host.
+head -c $((MIB << 20)) /dev/urandom >"$TMP/up"
+timeout 120 bash -c 'cat "$1" >"/dev/tcp/127.0.0.1/$2"' _ "$TMP/up" "$UP"
+timeout 120 bash -c 'cat <"/dev/tcp/127.0.0.1/$1"' _ "$DOWN" >"$TMP/down"
+wait $perch
+status=$?
+expect_status linux_net 0
+up_sum=$(md5sum <"$TMP/up" | cut -d' ' -f1)
+down_sum=$(md5sum <"$TMP/down" | cut -d' ' -f1)
+expect_line linux_net out "^UP_SUM $up_sum"
+expect_line linux_net out "^DOWN_SUM $down_sum"
+if [ "$(stat -c %s "$TMP/down")" -eq $((MIB << 20)) ]; then
+    pass linux_net/down_size
+else
+    fail linux_net/down_size "$(stat -c %s "$TMP/down") bytes, want $((MIB << 20))"
+fi
