@@ -36,13 +36,6 @@ static void raise_line(void *arg)
     lines_raise(v->xb.env->shared, v->xb.env->vm, v->xb.line);
 }
 
-static void release_rings(struct vbd *v)
-{
-    for (unsigned i = 0; i < v->rings_taken; i++)
-        grant_release(v->xb.env->gt, v->ring_refs[i], true);
-    v->rings_taken = 0;
-}
-
 /* ring-ref, or ring-page-order and ring-ref0..N: the grants of the ring's
  * pages. Returns NULL or why not. */
 static const char *read_rings(struct vbd *v)
@@ -54,20 +47,21 @@ static const char *read_rings(struct vbd *v)
         order > BLKIF_MAX_RING_ORDER)
         return "ring-page-order is larger than max-ring-page-order";
     v->ring_order = (unsigned)order;
-    for (unsigned i = 0; i < 1u << v->ring_order; i++) {
+    v->xb.nr_rings = 1u << v->ring_order;
+    for (unsigned i = 0; i < v->xb.nr_rings; i++) {
         if (order == 0)
             snprintf(key, sizeof(key), "%s", BLKIF_KEY_RING_REF);
         else
             snprintf(key, sizeof(key), "%s%u", BLKIF_KEY_RING_REF, i);
         if (!xenbus_backend_number(&v->xb, key, &ref) || ref > UINT32_MAX)
             return "no ring-ref";
-        v->ring_refs[i] = (grant_ref_t)ref;
+        v->xb.ring_refs[i] = (grant_ref_t)ref;
     }
     return NULL;
 }
 
-/* The front end is ready: the ring's pages and the port. */
-static const char *take_rings(void *arg, uint32_t *port_out)
+/* The front end is ready: its ring's grants and its port. */
+static const char *read_keys(void *arg, uint32_t *port_out)
 {
     struct vbd *v = arg;
     char protocol[32];
@@ -80,18 +74,9 @@ static const char *take_rings(void *arg, uint32_t *port_out)
     if (!why && (!xenbus_backend_number(&v->xb, BLKIF_KEY_EVENT_CHANNEL, &port) ||
                  port > UINT32_MAX))
         why = "no event-channel";
-    for (unsigned i = 0; !why && i < 1u << v->ring_order; i++) {
-        v->ring_pages[i] = grant_take(v->xb.env->gt, v->ring_refs[i], true, &why);
-        if (!v->ring_pages[i])
-            break;
-        v->rings_taken++;
-    }
-    if (why) {
-        release_rings(v);
-        return why;
-    }
-    *port_out = (uint32_t)port;
-    return NULL;
+    if (!why)
+        *port_out = (uint32_t)port;
+    return why;
 }
 
 /* The Host connected the port: the data path, on the rings taken. */
@@ -107,7 +92,7 @@ static int start_blkif(void *arg, struct error *e)
         .notify = raise_line, .notify_arg = v,
     };
 
-    memcpy(cfg.ring_pages, v->ring_pages, sizeof(cfg.ring_pages));
+    memcpy(cfg.ring_pages, v->xb.ring_pages, sizeof(cfg.ring_pages));
     v->blkif = blkif_open(&cfg, &v->engine, e);
     return v->blkif ? 0 : -1;
 }
@@ -120,12 +105,11 @@ static void stop_blkif(void *arg)
         blkif_close(v->blkif);
         v->blkif = NULL;
     }
-    release_rings(v);
 }
 
 static const struct xenbus_backend_ops vbd_ops = {
     .kind = "vbd", .what = "disk",
-    .take = take_rings, .start = start_blkif, .stop = stop_blkif,
+    .read_keys = read_keys, .start = start_blkif, .stop = stop_blkif,
 };
 
 int vbd_notified(struct vbd *v, struct error *e)

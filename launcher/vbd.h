@@ -24,9 +24,6 @@ struct vbd {
     uint32_t devid;              /* 51712 (xvda), 51728 (xvdb), ... */
     char name[8];                /* xvda */
     unsigned ring_order;
-    grant_ref_t ring_refs[BLKIF_MAX_RING_PAGES];
-    void *ring_pages[BLKIF_MAX_RING_PAGES];   /* taken: held until the close */
-    unsigned rings_taken;
     struct blkif_engine engine;  /* made at start, before the sandbox */
     struct blkif *blkif;
 };

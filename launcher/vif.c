@@ -44,50 +44,25 @@ static void deliver(void *arg, const uint8_t *frame, size_t len)
         netif_rx_deliver(&v->netif, frame, len);
 }
 
-static void release_rings(struct vif *v)
+/* What the front end must have written before it connects: its two
+ * rings, its one event channel, and that it takes frames by copy. NULL or
+ * why not. */
+static const char *read_keys(void *arg, uint32_t *port_out)
 {
-    for (unsigned i = 0; i < v->rings_taken; i++)
-        grant_release(v->xb.env->gt, v->ring_refs[i], true);
-    v->rings_taken = 0;
-}
+    struct vif *v = arg;
+    uint64_t ref, port, copy = 0, sg = 0;
 
-/* What the front end must have written before it connects: its rings, its
- * one event channel, and that it takes frames by copy. NULL or why not. */
-static const char *read_keys(struct vif *v, uint64_t *port)
-{
-    uint64_t ref, copy = 0, sg = 0;
-
+    v->xb.nr_rings = 2;
     for (unsigned i = TX; i <= RX; i++) {
         if (!xenbus_backend_number(&v->xb, ring_keys[i], &ref) || ref > UINT32_MAX)
             return i == TX ? "no tx-ring-ref" : "no rx-ring-ref";
-        v->ring_refs[i] = (grant_ref_t)ref;
+        v->xb.ring_refs[i] = (grant_ref_t)ref;
     }
-    if (!xenbus_backend_number(&v->xb, NETIF_KEY_EVENT_CHANNEL, port) || *port > UINT32_MAX)
+    if (!xenbus_backend_number(&v->xb, NETIF_KEY_EVENT_CHANNEL, &port) || port > UINT32_MAX)
         return "no event-channel";
     if (!xenbus_backend_number(&v->xb, NETIF_KEY_REQUEST_RX_COPY, &copy) || copy != 1)
         return "no request-rx-copy (perch offers no other receive path)";
     v->rx_sg = xenbus_backend_number(&v->xb, NETIF_KEY_FEATURE_SG, &sg) && sg == 1;
-    return NULL;
-}
-
-/* The front end is ready: both ring pages (the back end writes responses
- * into both) and the port. */
-static const char *take_rings(void *arg, uint32_t *port_out)
-{
-    struct vif *v = arg;
-    uint64_t port;
-    const char *why = read_keys(v, &port);
-
-    for (unsigned i = TX; !why && i <= RX; i++) {
-        v->ring_pages[i] = grant_take(v->xb.env->gt, v->ring_refs[i], true, &why);
-        if (!v->ring_pages[i])
-            break;
-        v->rings_taken++;
-    }
-    if (why) {
-        release_rings(v);
-        return why;
-    }
     *port_out = (uint32_t)port;
     return NULL;
 }
@@ -97,7 +72,7 @@ static int start_netif(void *arg, struct error *e)
 {
     struct vif *v = arg;
     struct netif_config cfg = {
-        .tx_ring = v->ring_pages[TX], .rx_ring = v->ring_pages[RX],
+        .tx_ring = v->xb.ring_pages[TX], .rx_ring = v->xb.ring_pages[RX],
         .gt = v->xb.env->gt, .rx_sg = v->rx_sg,
         .send = send_frame, .notify = raise_line, .arg = v,
     };
@@ -113,12 +88,11 @@ static void stop_netif(void *arg)
     struct vif *v = arg;
 
     v->running = false;
-    release_rings(v);
 }
 
 static const struct xenbus_backend_ops vif_ops = {
     .kind = "vif", .what = "network card",
-    .take = take_rings, .start = start_netif, .stop = stop_netif,
+    .read_keys = read_keys, .start = start_netif, .stop = stop_netif,
 };
 
 int vif_notified(struct vif *v, struct error *e)

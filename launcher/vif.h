@@ -23,9 +23,6 @@
 struct vif {
     struct xenbus_backend xb;
     struct net_link *link;       /* the caller's: opened before the VM */
-    grant_ref_t ring_refs[2];    /* tx, rx */
-    void *ring_pages[2];         /* taken: held until the close */
-    unsigned rings_taken;
     bool rx_sg;                  /* the front end's feature-sg */
     bool running;                /* netif serves the rings */
     struct netif netif;

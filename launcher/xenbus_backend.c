@@ -60,11 +60,42 @@ static void device_failed(struct xenbus_backend *xb, const char *why)
     xb->phase = XENBUS_BACKEND_CLOSED;
 }
 
-/* Initialised (or Connected): the device takes the rings, the Host the port. */
+static void release_rings(struct xenbus_backend *xb)
+{
+    for (unsigned i = 0; i < xb->rings_taken; i++)
+        grant_release(xb->env->gt, xb->ring_refs[i], true);
+    xb->rings_taken = 0;
+}
+
+static const char *take_rings(struct xenbus_backend *xb)
+{
+    const char *why = NULL;
+
+    for (unsigned i = 0; i < xb->nr_rings; i++) {
+        xb->ring_pages[i] = grant_take(xb->env->gt, xb->ring_refs[i], true, &why);
+        if (!xb->ring_pages[i]) {
+            release_rings(xb);
+            return why;
+        }
+        xb->rings_taken++;
+    }
+    return NULL;
+}
+
+/* The data path stopped, then the rings it ran on given back. */
+static void disconnect(struct xenbus_backend *xb)
+{
+    xb->ops->stop(xb->dev);
+    release_rings(xb);
+}
+
+/* Initialised (or Connected): the rings taken, the Host asked for the port. */
 static void start_connect(struct xenbus_backend *xb)
 {
-    const char *why = xb->ops->take(xb->dev, &xb->port);
+    const char *why = xb->ops->read_keys(xb->dev, &xb->port);
 
+    if (!why)
+        why = take_rings(xb);
     if (why) {
         device_failed(xb, why);
         return;
@@ -78,12 +109,12 @@ static void start_connect(struct xenbus_backend *xb)
 static int finish_connect(struct xenbus_backend *xb, struct error *e)
 {
     if (!lines_connected(xb->env->shared, xb->line, xb->port)) {
-        xb->ops->stop(xb->dev);
+        disconnect(xb);
         device_failed(xb, "event-channel is not a port for domain 0");
         return 0;
     }
     if (xb->ops->start(xb->dev, e)) {
-        xb->ops->stop(xb->dev);
+        disconnect(xb);
         return -1;
     }
     xb->phase = XENBUS_BACKEND_CONNECTED;
@@ -109,7 +140,7 @@ static void frontend_changed(void *arg, const char *path)
      * that is shutting down waits to read Closing from the back end. */
     case XenbusStateClosing:
     case XenbusStateClosed:
-        xb->ops->stop(xb->dev);
+        disconnect(xb);
         xb->phase = XENBUS_BACKEND_CLOSED;
         set_state(xb, (enum xenbus_state)state);
         break;
@@ -134,7 +165,7 @@ int xenbus_backend_notified(struct xenbus_backend *xb, struct error *e)
 void xenbus_backend_close(struct xenbus_backend *xb)
 {
     if (xb->ops)   /* a device set up before the one that failed */
-        xb->ops->stop(xb->dev);
+        disconnect(xb);
 }
 
 int xenbus_backend_init(struct xenbus_backend *xb, const struct backend_env *env,

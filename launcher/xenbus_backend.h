@@ -7,10 +7,11 @@
  * line (lines.h) by the Host; and the states answered as Linux's back ends
  * answer them.
  *
- * The device brings its own nodes, a way to take the rings the front end
- * names (ops.take) and its data path (ops.start, ops.stop). Between the
- * two: "Initialised" or "Connected" from the front end takes the rings
- * and asks the Host for the port; the Host's answer starts the data path
+ * The device brings its own nodes, a way to read the keys that name the
+ * front end's rings and port (ops.read_keys) and its data path
+ * (ops.start, ops.stop). Between the two: "Initialised" or "Connected"
+ * from the front end takes the rings' pages (granted writable: the back
+ * end writes its responses there) and asks the Host for the port; the Host's answer starts the data path
  * and says "Connected"; "Closing" is answered "Closing" and "Closed"
  * "Closed", the data path stopped and the rings given back either way; a
  * front end that starts again ("Initialising") finds "InitWait". Every
@@ -22,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "back_ring.h"
 #include "error.h"
 #include "grant.h"
 #include "kvm.h"
@@ -39,14 +41,15 @@ struct backend_env {
 struct xenbus_backend_ops {
     const char *kind;            /* "vbd": the directories' */
     const char *what;            /* "disk": what a failure closes */
-    /* The front end says it is ready: read its keys, take its rings and
-     * give its event channel in *port. NULL, or why not (a constant
-     * string; then nothing is held). */
-    const char *(*take)(void *dev, uint32_t *port);
-    /* The Host connected the port: start the data path. -1 with e (the
-     * rings are corrupt already, or perch failed) ends the run. */
+    /* The front end says it is ready: read its keys, the grants of its
+     * rings into xb->ring_refs (xb->nr_rings of them) and its event
+     * channel into *port. NULL, or why not (a constant string). */
+    const char *(*read_keys)(void *dev, uint32_t *port);
+    /* The Host connected the port: start the data path on
+     * xb->ring_pages. -1 with e (the rings are corrupt already, or perch
+     * failed) ends the run. */
     int (*start)(void *dev, struct error *e);
-    /* Stop the data path if it runs and give the rings back. */
+    /* Stop the data path if it runs (the rings are given back after). */
     void (*stop)(void *dev);
 };
 
@@ -66,6 +69,10 @@ struct xenbus_backend {
     char fe[64], be[80];         /* the two directories */
     enum xenbus_backend_phase phase;
     uint32_t port;
+    unsigned nr_rings;           /* the front end's ring pages */
+    grant_ref_t ring_refs[BACK_RING_MAX_PAGES];
+    void *ring_pages[BACK_RING_MAX_PAGES];   /* taken: held until the close */
+    unsigned rings_taken;
 };
 
 /* Device `name`, ops->kind number id on `line`: name its directories and
