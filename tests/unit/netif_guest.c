@@ -7,6 +7,7 @@
 #define HEADER sizeof(struct xen_sring_header)
 #define TX_SLOT sizeof(union netif_tx_sring_entry)
 #define RX_SLOT sizeof(union netif_rx_sring_entry)
+_Static_assert(NETIF_TX_RING_SLOTS == 256 && NETIF_RX_RING_SLOTS == 256, "ring slots");
 
 void ng_release(struct netif_guest *g)
 {
@@ -120,12 +121,21 @@ void ng_tx_publish(struct netif_guest *g)
     __atomic_store_n(&ng_tx_header(g)->req_prod, g->tx_prod, __ATOMIC_RELEASE);
 }
 
+/* The response at *cons of a ring, if the back end has published it. */
+static bool response(uint8_t *ring, size_t slot_bytes, uint32_t *cons, void *out,
+                     size_t n)
+{
+    const struct xen_sring_header *h = (const struct xen_sring_header *)ring;
+
+    if (*cons == __atomic_load_n(&h->rsp_prod, __ATOMIC_ACQUIRE))
+        return false;
+    memcpy(out, ring + HEADER + (*cons)++ % 256 * slot_bytes, n);
+    return true;
+}
+
 bool ng_tx_response(struct netif_guest *g, struct netif_tx_response *out)
 {
-    if (g->tx_cons == __atomic_load_n(&ng_tx_header(g)->rsp_prod, __ATOMIC_ACQUIRE))
-        return false;
-    memcpy(out, tx_slot(g, g->tx_cons++), sizeof(*out));
-    return true;
+    return response(g->tx_ring, TX_SLOT, &g->tx_cons, out, sizeof(*out));
 }
 
 void ng_rx_post(struct netif_guest *g, uint16_t id, grant_ref_t gref)
@@ -138,8 +148,5 @@ void ng_rx_post(struct netif_guest *g, uint16_t id, grant_ref_t gref)
 
 bool ng_rx_response(struct netif_guest *g, struct netif_rx_response *out)
 {
-    if (g->rx_cons == __atomic_load_n(&ng_rx_header(g)->rsp_prod, __ATOMIC_ACQUIRE))
-        return false;
-    memcpy(out, rx_slot(g, g->rx_cons++), sizeof(*out));
-    return true;
+    return response(g->rx_ring, RX_SLOT, &g->rx_cons, out, sizeof(*out));
 }
