@@ -141,6 +141,17 @@ void stats_print(FILE *out, const struct perch_shared *shared,
     print_exits(out, run);
 }
 
+void stats_print_card(FILE *out, const struct netif_counts *c)
+{
+    fprintf(out, "  network card (vif0), frames:\n");
+    fprintf(out, "    %-28s %12lu\n", "sent (tx)", c->tx_packets);
+    fprintf(out, "    %-28s %12lu\n", "tx answered error", c->tx_errors);
+    fprintf(out, "    %-28s %12lu\n", "tx dropped (no checksum)", c->tx_dropped);
+    fprintf(out, "    %-28s %12lu\n", "received (rx)", c->rx_packets);
+    fprintf(out, "    %-28s %12lu\n", "rx page refused", c->rx_errors);
+    fprintf(out, "    %-28s %12lu\n", "rx dropped (too few pages)", c->rx_dropped);
+}
+
 const char *stats_visit_name(unsigned v)
 {
     return v < PERCH_VISIT_COUNT && visit_names[v] ? visit_names[v] : "?";

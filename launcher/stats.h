@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "../abi/layout.h"
+#include "netif.h"
 #include "vcpu_loop.h"
 
 /* Totals at one moment, for `perch bench`'s brackets. Taken from guest
@@ -24,6 +25,9 @@ const char *stats_visit_name(unsigned v);
 
 void stats_print(FILE *out, const struct perch_shared *shared,
                  const struct run_stats *run);
+
+/* The network card's frames, after stats_print() when there is a card. */
+void stats_print_card(FILE *out, const struct netif_counts *c);
 
 /* Name of hypercall nr, or NULL when Xen defines none. */
 const char *hypercall_name(unsigned nr);

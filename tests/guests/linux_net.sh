@@ -32,7 +32,7 @@ wait \$up \$down
 echo UP_SUM \$(cat /tmp/up.sum)
 "
 
-timeout 180 "$PERCH" run --net "user,hostfwd=tcp::$HTTP-:80,hostfwd=tcp::$UP-:81,hostfwd=tcp::$DOWN-:82" \
+timeout 180 "$PERCH" run --stats --net "user,hostfwd=tcp::$HTTP-:80,hostfwd=tcp::$UP-:81,hostfwd=tcp::$DOWN-:82" \
     -- /bin/sh -c "$GUEST_SCRIPT" >"$TMP/linux_net.out" 2>"$TMP/linux_net.err" </dev/null &
 perch=$!
 for _ in $(seq 1 1200); do
@@ -73,6 +73,11 @@ up_sum=$(md5sum <"$TMP/up" | cut -d' ' -f1)
 down_sum=$(md5sum <"$TMP/down" | cut -d' ' -f1)
 expect_line linux_net out "^UP_SUM $up_sum"
 expect_line linux_net out "^DOWN_SUM $down_sum"
+# --stats counts the card's frames: thousands each way, none refused.
+expect_line linux_net err '^ +sent \(tx\) +[0-9]{3,}$'
+expect_line linux_net err '^ +received \(rx\) +[0-9]{4,}$'
+expect_line linux_net err '^ +tx answered error +0$'
+expect_line linux_net err '^ +rx page refused +0$'
 if [ "$(stat -c %s "$TMP/down")" -eq $((MIB << 20)) ]; then
     pass linux_net/down_size
 else
