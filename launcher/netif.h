@@ -65,10 +65,14 @@ struct netif {
 /* Attach to the two rings. 0, or -1 with e if their indices are corrupt. */
 int netif_open(struct netif *n, const struct netif_config *cfg, struct error *e);
 
-/* The guest notified: send every packet it has put on the tx ring.
- * Returns how many were taken, or -1 with e if a ring is broken (stop the
- * guest; every later call fails too). */
+/* The guest notified: both rings' req_prod checked, then every packet it
+ * has put on the tx ring sent. Returns how many were taken, or -1 with e
+ * if a ring is broken (stop the guest; every later call fails too). */
 long netif_tx_kick(struct netif *n, struct error *e);
+
+/* How many pages the guest has posted on the rx ring; -1 once its
+ * req_prod was found impossible (n->problem says how). */
+long netif_rx_posted(struct netif *n);
 
 /* A frame for the guest, from the link: copied into its posted pages, or
  * dropped. A broken rx ring is found here and told by netif_flush(). */

@@ -38,8 +38,7 @@ static bool fill_one(struct netif *n, const uint8_t *data, size_t bytes, bool mo
     return true;
 }
 
-/* How many pages the guest has posted; -1 once the ring is broken. */
-static long posted(struct netif *n)
+long netif_rx_posted(struct netif *n)
 {
     long avail;
 
@@ -56,7 +55,7 @@ static long posted(struct netif *n)
 void netif_rx_deliver(struct netif *n, const uint8_t *frame, size_t len)
 {
     size_t pages = (len + XEN_PAGE_SIZE - 1) / XEN_PAGE_SIZE;
-    long avail = posted(n);
+    long avail = netif_rx_posted(n);
 
     if (!len || avail < (long)pages || (pages > 1 && !n->cfg.rx_sg)) {
         n->counts.rx_dropped++;

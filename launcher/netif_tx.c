@@ -97,7 +97,9 @@ long netif_tx_kick(struct netif *n, struct error *e)
 {
     long packets = 0;
 
-    if (n->broken) {
+    /* The rx ring is looked at too: a guest that breaks it is found
+     * when it notifies, not only when a frame comes for it. */
+    if (n->broken || netif_rx_posted(n) < 0) {
         *e = n->problem;
         return -1;
     }

@@ -642,6 +642,17 @@ static void rx_req_prod_beyond_the_ring(void)
     EXPECT_STOP(netif_tx_kick(&nif, &err), "rx ring index corrupted");
 }
 
+/* Found at the guest's next notification too, frame or none. */
+static void rx_req_prod_beyond_the_ring_at_a_kick(void)
+{
+    CHECK(setup());
+    ng_rx_header(&g)->req_prod = 257;
+    ng_tx_request(&g, 1, 0, 0, 1, 64);
+    ng_tx_publish(&g);
+    EXPECT_STOP(netif_tx_kick(&nif, &err), "rx ring index corrupted (req_prod 257");
+    CHECK(nsent == 0);
+}
+
 static void rx_notify_follows_rsp_event(void)
 {
     uint8_t f[100] = { 0 };
@@ -745,6 +756,7 @@ int main(void)
     RUN(rx_refused_pages);
     RUN(rx_refused_mid_chain);
     RUN(rx_req_prod_beyond_the_ring);
+    RUN(rx_req_prod_beyond_the_ring_at_a_kick);
     RUN(rx_notify_follows_rsp_event);
     RUN(open_refuses_corrupt_rings);
     RUN(csum_refuses_what_it_cannot_fill);
