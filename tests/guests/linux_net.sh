@@ -2,8 +2,10 @@
 # through --net user (libslirp): perch's initramfs gets eth0 an address by
 # DHCP, busybox httpd in the guest serves a page on a forwarded port that
 # is fetched here on 127.0.0.1, and a few MiB go each way through busybox
-# nc with their MD5 sums compared on both ends. Only 127.0.0.1 and ports
-# that were free a moment ago are used.
+# nc with their MD5 sums compared on both ends; then, as root, the same
+# card on --net tap in a network namespace made here sends to the host's
+# own TCP stack. Only 127.0.0.1, ports that were free a moment ago and
+# addresses inside that namespace are used.
 . tests/lib.sh
 
 MIB=4
@@ -83,3 +85,41 @@ if [ "$(stat -c %s "$TMP/down")" -eq $((MIB << 20)) ]; then
 else
     fail linux_net/down_size "$(stat -c %s "$TMP/down") bytes, want $((MIB << 20))"
 fi
+
+# --net tap: the same card on a tap in a network namespace made here (so
+# nothing leaves it), 4 MiB from the guest to the host's own TCP stack,
+# which takes a segment only if perch filled its checksum right.
+ns=perchnet$$
+if [ "$(id -u)" != 0 ] || ! ip netns add "$ns" 2>/dev/null; then
+    echo "SKIP linux_net/tap: cannot make a network namespace here (needs root)"
+    exit 0
+fi
+ip netns exec "$ns" ip tuntap add ptap0 mode tap &&
+    ip netns exec "$ns" ip addr add 192.168.77.1/24 dev ptap0 &&
+    ip netns exec "$ns" ip link set ptap0 up
+timeout 120 ip netns exec "$ns" "$PERCH" run --net tap=ptap0 -- /bin/sh -c "
+ip addr add 192.168.77.2/24 dev eth0 && ip link set eth0 up
+dd if=/dev/urandom of=/tmp/down bs=1M count=$MIB 2>/dev/null
+echo DOWN_SUM \$(md5sum < /tmp/down)
+(nc -l -p 82 < /tmp/down) & down=\$!
+sleep 1
+echo READY
+wait \$down
+" >"$TMP/linux_net_tap.out" 2>"$TMP/linux_net_tap.err" </dev/null &
+perch=$!
+for _ in $(seq 1 1200); do
+    grep -q '^READY' "$TMP/linux_net_tap.out" 2>/dev/null && break
+    kill -0 $perch 2>/dev/null || break
+    sleep 0.1
+done
+timeout 60 ip netns exec "$ns" bash -c 'cat </dev/tcp/192.168.77.2/82' >"$TMP/tap_down"
+wait $perch
+status=$?
+expect_status linux_net_tap 0
+expect_line linux_net_tap out "^DOWN_SUM $(md5sum <"$TMP/tap_down" | cut -d' ' -f1)"
+if [ "$(stat -c %s "$TMP/tap_down")" -eq $((MIB << 20)) ]; then
+    pass linux_net_tap/down_size
+else
+    fail linux_net_tap/down_size "$(stat -c %s "$TMP/tap_down") bytes, want $((MIB << 20))"
+fi
+ip netns del "$ns"
