@@ -10,6 +10,17 @@
 
 MIB=4
 
+# wait_ready NAME: until the guest of the perch running as $perch says
+# READY in $TMP/NAME.out (2 minutes at most), or perch ends; true if it did.
+wait_ready() {
+    for _ in $(seq 1 1200); do
+        grep -q '^READY' "$TMP/$1.out" 2>/dev/null && return 0
+        kill -0 $perch 2>/dev/null || break
+        sleep 0.1
+    done
+    grep -q '^READY' "$TMP/$1.out"
+}
+
 # Three TCP ports on 127.0.0.1 that nobody held just now (perl-base is
 # Essential in Debian).
 read -r HTTP UP DOWN < <(perl -MIO::Socket::INET -e '
@@ -37,12 +48,7 @@ echo UP_SUM \$(cat /tmp/up.sum)
 timeout 180 "$PERCH" run --stats --net "user,hostfwd=tcp::$HTTP-:80,hostfwd=tcp::$UP-:81,hostfwd=tcp::$DOWN-:82" \
     -- /bin/sh -c "$GUEST_SCRIPT" >"$TMP/linux_net.out" 2>"$TMP/linux_net.err" </dev/null &
 perch=$!
-for _ in $(seq 1 1200); do
-    grep -q '^READY' "$TMP/linux_net.out" 2>/dev/null && break
-    kill -0 $perch 2>/dev/null || break
-    sleep 0.1
-done
-if ! grep -q '^READY' "$TMP/linux_net.out"; then
+if ! wait_ready linux_net; then
     fail linux_net/ready "the guest never said READY: $(grep -a -v '^\[' "$TMP/linux_net.out" | tail -n 3 | tr '\n' ' ') $(head -c 300 "$TMP/linux_net.err")"
     kill $perch 2>/dev/null
     wait $perch 2>/dev/null
@@ -107,11 +113,7 @@ echo READY
 wait \$down
 " >"$TMP/linux_net_tap.out" 2>"$TMP/linux_net_tap.err" </dev/null &
 perch=$!
-for _ in $(seq 1 1200); do
-    grep -q '^READY' "$TMP/linux_net_tap.out" 2>/dev/null && break
-    kill -0 $perch 2>/dev/null || break
-    sleep 0.1
-done
+wait_ready linux_net_tap
 timeout 60 ip netns exec "$ns" bash -c 'cat </dev/tcp/192.168.77.2/82' >"$TMP/tap_down"
 wait $perch
 status=$?
