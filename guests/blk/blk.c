@@ -16,6 +16,7 @@
 #include "frontend.h"
 
 #include "../../abi/xen/io/xenbus.h"
+#include "xenbus.h"
 
 const char guest_name[] = "blk";
 
@@ -425,8 +426,7 @@ void guest_main(const struct start_info *si)
 
     if (!attack)
         attack = "none";
-    if (!rt_events_init(si) || !check("xs_init", rt_xs_init(si), "no store page or port") ||
-        !rt_gnttab_init(1) || !blk_probe())
+    if (!rt_xenbus_init(si) || !blk_probe())
         goto out;
     blk_grant_data();
     if (!strncmp(attack, "evtchn_", 7)) {

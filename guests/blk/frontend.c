@@ -47,17 +47,10 @@ bool blk_probe(void)
 int blk_connect(uint32_t port_to_write)
 {
     const char *err;
-    int s = rt_xenbus_wait_state(disk.be, XenbusStateInitWait, XenbusStateInitWait, 5000);
+    int s = rt_xenbus_frontend_start(disk.be, &disk.port);
 
-    if (s != XenbusStateInitWait) {
-        test_fail("backend_initwait", "back end state %d, want 2", s);
+    if (s != XenbusStateInitWait)
         return s;
-    }
-    if (!disk.port && rt_evtchn_alloc_unbound(0, &disk.port)) {
-        test_fail("alloc_unbound", "EVTCHNOP_alloc_unbound(self, 0) failed");
-        return -1;
-    }
-    rt_evtchn_unmask(disk.port);
     rt_ring_reset(&ring, ring_page, disk.port);
     rt_gnttab_grant(BLK_GREF_RING, 0, rt_virt_to_mfn(ring_page), false);
     err = rt_xenbus_printf(BLK_FE, BLKIF_KEY_RING_REF, "%u", BLK_GREF_RING);

@@ -125,17 +125,10 @@ static const char *write_keys(uint32_t port)
 int net_connect(uint32_t port_to_write, grant_ref_t (*rx_gref)(unsigned slot))
 {
     const char *err;
-    int s = rt_xenbus_wait_state(vif.be, XenbusStateInitWait, XenbusStateInitWait, 5000);
+    int s = rt_xenbus_frontend_start(vif.be, &vif.port);
 
-    if (s != XenbusStateInitWait) {
-        test_fail("backend_initwait", "back end state %d, want 2", s);
+    if (s != XenbusStateInitWait)
         return s;
-    }
-    if (!vif.port && rt_evtchn_alloc_unbound(0, &vif.port)) {
-        test_fail("alloc_unbound", "EVTCHNOP_alloc_unbound(self, 0) failed");
-        return -1;
-    }
-    rt_evtchn_unmask(vif.port);
     rt_ring_reset(&tx, tx_ring_page, vif.port);
     rt_ring_reset(&rx, rx_ring_page, vif.port);
     memset(tx_pending, 0, sizeof(tx_pending));

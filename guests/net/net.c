@@ -18,6 +18,7 @@
 #include "frontend.h"
 
 #include "../../abi/xen/io/xenbus.h"
+#include "xenbus.h"
 
 const char guest_name[] = "net";
 
@@ -407,8 +408,7 @@ void guest_main(const struct start_info *si)
 
     if (!attack)
         attack = "none";
-    if (!rt_events_init(si) || !check("xs_init", rt_xs_init(si), "no store page or port") ||
-        !rt_gnttab_init(1) || !net_probe())
+    if (!rt_xenbus_init(si) || !net_probe())
         goto out;
     check("backend_features", vif.sg == 1 && vif.rx_copy == 1 && !vif.split &&
           vif.queues <= 1 && !vif.gso, "sg %u, rx-copy %u, split %u, queues %u, gso %u",

@@ -1,9 +1,17 @@
 /* The xenbus half of a split device (xenbus.h). */
 #include "xenbus.h"
 
+#include "../../abi/xen/io/xenbus.h"
 #include "events.h"
+#include "gnttab.h"
 #include "rt.h"
 #include "xs.h"
+
+bool rt_xenbus_init(const struct start_info *si)
+{
+    return rt_events_init(si) && check("xs_init", rt_xs_init(si), "no store page or port") &&
+           rt_gnttab_init(1);
+}
 
 static uint64_t parse_u64(const char *s, bool *ok)
 {
@@ -63,4 +71,20 @@ int rt_xenbus_wait_state(const char *dir, int want_a, int want_b, uint64_t ms)
             return s;
         rt_xs_wait_event(100);
     }
+}
+
+int rt_xenbus_frontend_start(const char *be, uint32_t *port)
+{
+    int s = rt_xenbus_wait_state(be, XenbusStateInitWait, XenbusStateInitWait, 5000);
+
+    if (s != XenbusStateInitWait) {
+        test_fail("backend_initwait", "back end state %d, want 2", s);
+        return s;
+    }
+    if (!*port && rt_evtchn_alloc_unbound(0, port)) {
+        test_fail("alloc_unbound", "EVTCHNOP_alloc_unbound(self, 0) failed");
+        return -1;
+    }
+    rt_evtchn_unmask(*port);
+    return s;
 }
