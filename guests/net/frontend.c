@@ -249,9 +249,13 @@ struct net_tx_result net_send(const uint8_t *frame, unsigned len, unsigned nslot
         at += size;
     }
     r = net_tx_wait(nslots, 2000);
-    for (unsigned i = 0, at = 0; i < nslots; at += i ? rest : first, i++)
-        if (memcmp(net_tx_page[i] + offset[i], frame + at, i ? rest : first))
-            r.pages_intact = false;
+    at = 0;
+    for (unsigned i = 0; i < nslots; i++) {
+        unsigned size = i ? rest : first;
+
+        r.pages_intact = r.pages_intact && !memcmp(net_tx_page[i] + offset[i], frame + at, size);
+        at += size;
+    }
     return r;
 }
 
