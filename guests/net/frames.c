@@ -6,7 +6,7 @@
 #define BOOTP_SERVER 67
 #define BOOTP_CLIENT 68
 /* op..file, then the magic cookie and options: 236 + 312 bytes, the
- * struct bootp_t slirp reads whole. */
+ * size of slirp's struct bootp_t, the most its reply holds. */
 #define BOOTP_FIXED  236u
 #define BOOTP_VEND   312u
 

@@ -48,7 +48,7 @@ unsigned frame_icmp_echo(uint8_t *f, const uint8_t src[ETH_ALEN], const uint8_t 
                          uint32_t dst_ip, uint16_t id, uint16_t seq, unsigned payload);
 
 /* A DHCPDISCOVER from 0.0.0.0:68 to 255.255.255.255:67, asking for a
- * broadcast answer, as long as a full BOOTP message (slirp wants one). */
+ * broadcast answer, padded to a full BOOTP message of 548 bytes. */
 unsigned frame_dhcp_discover(uint8_t *f, const uint8_t mac[ETH_ALEN], uint32_t xid);
 
 /* The byte an echo's payload holds at i. */
