@@ -1,5 +1,5 @@
 /*
- * net: perch's netif back end (launcher/vif*.c) driven by a front end of
+ * net: perch's netif back end (launcher/vif.c, netif*.c) driven by a front end of
  * the guest's own (frontend.c) on libslirp's network (--net user),
  * honestly and not. One boot per case; tests/guests/net.sh checks
  * perch's status and lines.
@@ -45,7 +45,9 @@ static bool sent(const char *what, struct net_tx_result r, unsigned n)
 
 /* ---- Receiving ------------------------------------------------------------- */
 
-typedef bool frame_match(const uint8_t *f, unsigned len, void *arg);
+/* What a frame is to the one awaited: another, a part of it, or all. */
+enum match { OTHER, PART, WHOLE };
+typedef enum match frame_match(const uint8_t *f, unsigned len, void *arg);
 
 /* slirp asks for an address it has not seen before it sends there. */
 static void answer_arp(const uint8_t *f, unsigned len)
@@ -60,23 +62,25 @@ static void answer_arp(const uint8_t *f, unsigned len)
     sent("arp_answer", net_send(reply, n, 1, NULL), 1);
 }
 
-/* Frames into in[] until one matches or `ms` pass: its length, or 0.
- * The others are answered (ARP for us) or dropped; error responses are
- * counted in *errors if given. */
-static unsigned await(frame_match *match, void *arg, uint64_t ms, unsigned *errors)
+/* Frames into in[] until the awaited one is whole or `ms` pass: the
+ * length of its last frame, or 0. Others are answered (ARP for us) or
+ * dropped. */
+static unsigned await(frame_match *match, void *arg, uint64_t ms)
 {
     uint64_t deadline = rt_now_ns() + ms * RT_NS_PER_MS;
     static unsigned ignored;
 
     for (uint64_t now; (now = rt_now_ns()) < deadline;) {
         int n = net_recv(in, sizeof(in), (deadline - now) / RT_NS_PER_MS + 1);
+        enum match m;
 
-        if (n < 0 && errors)
-            (*errors)++;
         if (n <= 0)
-            continue;
-        if (match(in, (unsigned)n, arg))
+            continue;               /* nothing yet, or a refused buffer */
+        m = match(in, (unsigned)n, arg);
+        if (m == WHOLE)
             return (unsigned)n;
+        if (m == PART)
+            continue;
         if (ignored++ < 8)
             printk("net: a frame of %d bytes, type %#x, not the one awaited\n", n,
                    in[12] << 8 | in[13]);
@@ -87,12 +91,13 @@ static unsigned await(frame_match *match, void *arg, uint64_t ms, unsigned *erro
 
 /* ---- ARP ------------------------------------------------------------------------ */
 
-static bool is_gateway_arp_reply(const uint8_t *f, unsigned len, void *arg)
+static enum match is_gateway_arp_reply(const uint8_t *f, unsigned len, void *arg)
 {
     struct arp_view a;
 
     (void)arg;
-    return read_arp(f, len, &a) && a.op == ARPOP_REPLY && a.sip == SLIRP_GATEWAY;
+    return read_arp(f, len, &a) && a.op == ARPOP_REPLY && a.sip == SLIRP_GATEWAY ? WHOLE
+                                                                                : OTHER;
 }
 
 static unsigned arp_request_gateway(void)
@@ -110,7 +115,7 @@ static void test_arp(void)
     unsigned n;
 
     check("arp_request_sent", arp_request_gateway(), "%s", tx_why);
-    n = await(is_gateway_arp_reply, NULL, 2000, NULL);
+    n = await(is_gateway_arp_reply, NULL, 2000);
     if (!check("arp_reply", n && read_arp(in, n, &a), "no ARP reply from 10.0.2.2 in 2 s"))
         return;
     check("arp_reply_fields", a.tip == SLIRP_GUEST && !memcmp(a.tha, vif.mac, ETH_ALEN) &&
@@ -122,7 +127,7 @@ static void test_arp(void)
 /* An ARP round trip with the gateway: the back end still serves. */
 static bool arp_round_trip(void)
 {
-    return arp_request_gateway() && await(is_gateway_arp_reply, NULL, 1000, NULL);
+    return arp_request_gateway() && await(is_gateway_arp_reply, NULL, 1000);
 }
 
 /* 300 round trips: both rings' indices pass 256. */
@@ -137,13 +142,13 @@ static void test_ring_wraps(void)
 
 /* ---- DHCP ------------------------------------------------------------------------ */
 
-static bool is_dhcp_reply(const uint8_t *f, unsigned len, void *arg)
+static enum match is_dhcp_reply(const uint8_t *f, unsigned len, void *arg)
 {
     struct ip4_view ip;
     struct dhcp_view d;
 
     return read_ip4(f, len, &ip) && ip.proto == IPPROTO_UDP &&
-           read_dhcp(ip.data, ip.len, &d) && d.xid == *(uint32_t *)arg;
+           read_dhcp(ip.data, ip.len, &d) && d.xid == *(uint32_t *)arg ? WHOLE : OTHER;
 }
 
 static void test_dhcp(void)
@@ -154,7 +159,7 @@ static void test_dhcp(void)
     struct dhcp_view d;
 
     check("dhcp_discover_sent", sent("dhcp", net_send(frame, n, 2, NULL), 2), "%s", tx_why);
-    n = await(is_dhcp_reply, &xid, 3000, NULL);
+    n = await(is_dhcp_reply, &xid, 3000);
     if (!check("dhcp_reply", n && read_ip4(in, n, &ip) && read_dhcp(ip.data, ip.len, &d),
                "no DHCP answer to xid %#x in 3 s", xid))
         return;
@@ -166,17 +171,17 @@ static void test_dhcp(void)
 /* ---- ICMP echo --------------------------------------------------------------------- */
 
 /* Fragments of the gateway's next ICMP datagram gathered in dgram. */
-static bool is_echo_datagram(const uint8_t *f, unsigned len, void *arg)
+static enum match is_echo_datagram(const uint8_t *f, unsigned len, void *arg)
 {
     struct ip4_view ip;
 
     (void)arg;
     if (!read_ip4(f, len, &ip) || ip.src != SLIRP_GATEWAY || ip.proto != IPPROTO_ICMP ||
         ip.dst != SLIRP_GUEST)
-        return false;
+        return OTHER;
     if (!dgram.have)
         ip4_datagram_start(&dgram, ip.src, IPPROTO_ICMP, ip.id);
-    return ip4_datagram_add(&dgram, &ip);
+    return ip4_datagram_add(&dgram, &ip) ? WHOLE : PART;
 }
 
 /* An echo of `payload` bytes to the gateway in `nslots` slots (grefs as
@@ -192,7 +197,7 @@ static bool ping(const char *name, unsigned payload, unsigned nslots, const gran
 
     *r = net_send(frame, n, nslots, grefs);
     dgram.have = 0;
-    if (!await(is_echo_datagram, NULL, 3000, NULL))
+    if (!await(is_echo_datagram, NULL, 3000))
         return false;
     same = read_echo_reply(dgram.data, dgram.total, &e) && e.id == 0x6e74 && e.seq == seq &&
            e.len == payload;
@@ -209,7 +214,8 @@ static void test_ping(const char *name, unsigned payload, unsigned nslots)
     bool answered = ping(name, payload, nslots, NULL, &r);
 
     check(name, sent(name, r, nslots) && answered,
-          "tx: %u of %u responses, %u OKAY; reply %s", r.got, nslots, r.okay,
+          "tx: %u of %u responses, %u OKAY, ids %s, pages %s; reply %s", r.got, nslots, r.okay,
+          r.ids_ok ? "ok" : "wrong", r.pages_intact ? "intact" : "written",
           answered ? "same" : "missing or different");
 }
 
@@ -291,12 +297,13 @@ static void attack_stop(const char *a)
 
 /* ---- Wrong grants: answered ERROR, the guest goes on ----------------------------- */
 
-static bool echo_seen(const uint8_t *f, unsigned len, void *arg)
+static enum match echo_seen(const uint8_t *f, unsigned len, void *arg)
 {
     struct ip4_view ip;
 
     (void)arg;
-    return read_ip4(f, len, &ip) && ip.src == SLIRP_GATEWAY && ip.proto == IPPROTO_ICMP;
+    return read_ip4(f, len, &ip) && ip.src == SLIRP_GATEWAY && ip.proto == IPPROTO_ICMP
+               ? WHOLE : OTHER;
 }
 
 /* An ARP request through `gref`, then a 3-slot echo whose middle slot
@@ -318,7 +325,7 @@ static void bad_tx_gref(const char *name, grant_ref_t gref)
     check(what, r.got == 3 && r.error == 3 && r.ids_ok, "%u responses, %u ERROR, %u OKAY",
           r.got, r.error, r.okay);
     fmt_snprintf(what, sizeof(what), "%s_not_sent", name);
-    check(what, !await(echo_seen, NULL, 500, NULL), "the gateway answered the refused echo");
+    check(what, !await(echo_seen, NULL, 500), "the gateway answered the refused echo");
 }
 
 static void attack_grant(const char *a)
