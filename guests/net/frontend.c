@@ -72,8 +72,8 @@ bool net_probe(void)
           (unsigned long)be_id, (unsigned long)handle);
     vif.sg = (unsigned)rt_xenbus_read_u64(vif.be, NETIF_KEY_FEATURE_SG, 0);
     vif.rx_copy = (unsigned)rt_xenbus_read_u64(vif.be, NETIF_KEY_RX_COPY, 0);
-    vif.split = (unsigned)rt_xenbus_read_u64(vif.be, "feature-split-event-channels", 0);
-    vif.queues = (unsigned)rt_xenbus_read_u64(vif.be, "multi-queue-max-queues", 0);
+    vif.split = (unsigned)rt_xenbus_read_u64(vif.be, NETIF_KEY_SPLIT_EVTCHN, 0);
+    vif.queues = (unsigned)rt_xenbus_read_u64(vif.be, NETIF_KEY_MAX_QUEUES, 0);
     vif.gso = (unsigned)rt_xenbus_read_u64(vif.be, NETIF_KEY_GSO_TCPV4, 0);
     printk("net: back end %s: sg %u, rx-copy %u, split %u, queues %u, gso %u; mac %s\n",
            vif.be, vif.sg, vif.rx_copy, vif.split, vif.queues, vif.gso, value);
@@ -114,7 +114,7 @@ static const char *write_keys(uint32_t port)
     if (!err)
         err = rt_xenbus_printf(NET_FE, NETIF_KEY_REQUEST_RX_COPY, "1");
     if (!err)
-        err = rt_xenbus_printf(NET_FE, "feature-rx-notify", "1");
+        err = rt_xenbus_printf(NET_FE, NETIF_KEY_RX_NOTIFY, "1");
     if (!err)
         err = rt_xenbus_printf(NET_FE, NETIF_KEY_FEATURE_SG, "1");
     return err;
