@@ -46,3 +46,29 @@ expect_one_line_error() {
         fail "$1/one_line" "stderr was: $(head -c 300 "$TMP/$1.err")"
     fi
 }
+
+# guest_run NAME SECONDS ARGS...: one `perch run ARGS` under timeout (KILL
+# 10 s after the TERM); leaves status in $status, $TMP/NAME.{out,err}.
+guest_run() {
+    local name=$1 secs=$2
+    shift 2
+    # The subshell keeps bash's "Killed" job notice out of the output.
+    (timeout -k 10 "$secs" "$PERCH" run "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" \
+        </dev/null; exit $?) 2>/dev/null
+    status=$?
+}
+
+# guest_lines GUEST NAME: the test guest's PASS/FAIL lines of run NAME,
+# renamed NAME/... (stdout may hold binary).
+guest_lines() {
+    grep -aE "^(PASS|FAIL) $1/" "$TMP/$2.out" | sed "s#^\(PASS\|FAIL\) $1/#\1 $2/#"
+}
+
+# guest_passed GUEST NAME: the guest said "N passed, 0 failed" in run NAME.
+guest_passed() {
+    if grep -aqE "^$1: [1-9][0-9]* passed, 0 failed\$" "$TMP/$2.out"; then
+        pass "$2/guest_passed"
+    else
+        fail "$2/guest_passed" "$(grep -a "^$1: .* passed" "$TMP/$2.out" || echo 'no summary')"
+    fi
+}

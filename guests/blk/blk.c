@@ -16,6 +16,7 @@
 #include "frontend.h"
 
 #include "../../abi/xen/io/xenbus.h"
+#include "xenbus.h"
 
 const char guest_name[] = "blk";
 
@@ -326,14 +327,6 @@ static void attack_request(const char *a)
     still_serves("still_serves");
 }
 
-/* Having broken a rule, wait to be stopped. */
-static void expect_stop(const char *name)
-{
-    for (int i = 0; i < 250; i++)
-        rt_nap(20);
-    test_fail(name, "perch did not stop the guest within 5 s");
-}
-
 static void attack_ring(void)
 {
     volatile struct xen_sring_header *s = blk_sring();
@@ -341,7 +334,7 @@ static void attack_ring(void)
     printk("blk: req_prod far beyond the ring\n");
     s->req_prod = s->rsp_prod + 1000;
     rt_evtchn_send(disk.port);
-    expect_stop("ring_req_prod_stopped");
+    test_expect_stop("ring_req_prod_stopped");
 }
 
 /* ---- Hostile xenstore ---------------------------------------------------------- */
@@ -352,7 +345,7 @@ static void attack_xs_len(void)
 
     printk("blk: xenstore request of %u bytes\n", h.len);
     rt_xs_send_raw(&h, sizeof(h));
-    expect_stop("xs_len_stopped");
+    test_expect_stop("xs_len_stopped");
 }
 
 static void attack_xs_req_prod(void)
@@ -360,7 +353,7 @@ static void attack_xs_req_prod(void)
     printk("blk: xenstore req_prod beyond the ring\n");
     rt_xs_ring->req_prod = rt_xs_ring->req_cons + 5000;
     rt_evtchn_send(rt_xs_port);
-    expect_stop("xs_req_prod_stopped");
+    test_expect_stop("xs_req_prod_stopped");
 }
 
 /* Thousands of watches and writes: the quotas answer the excess, the
@@ -433,8 +426,7 @@ void guest_main(const struct start_info *si)
 
     if (!attack)
         attack = "none";
-    if (!rt_events_init(si) || !check("xs_init", rt_xs_init(si), "no store page or port") ||
-        !rt_gnttab_init(1) || !blk_probe())
+    if (!rt_xenbus_init(si) || !blk_probe())
         goto out;
     blk_grant_data();
     if (!strncmp(attack, "evtchn_", 7)) {

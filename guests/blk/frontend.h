@@ -9,6 +9,7 @@
 #include "../../abi/xen/io/blkif.h"
 #include "events.h"
 #include "gnttab.h"
+#include "ring.h"
 #include "rt.h"
 #include "xs.h"
 
@@ -49,9 +50,6 @@ int blk_connect(uint32_t port_to_write);
 
 /* The front end's state back to 1 (Initialising), to connect again. */
 bool blk_restart(void);
-
-int blk_backend_state(void);
-int blk_wait_backend(int want_a, int want_b, uint64_t ms);
 
 /* Grant every data page writable and the indirect page read-only. */
 void blk_grant_data(void);

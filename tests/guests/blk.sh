@@ -10,28 +10,6 @@
 BLK=$GUESTS/blk.elf
 SECTORS=16384
 
-# brun NAME SECONDS ARGS...: one boot; $status, $TMP/NAME.{out,err}.
-brun() {
-    local name=$1 secs=$2
-    shift 2
-    (timeout -k 10 "$secs" "$PERCH" run "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" \
-        </dev/null; exit $?) 2>/dev/null
-    status=$?
-}
-
-guest_lines() {
-    grep -aE '^(PASS|FAIL) blk/' "$TMP/$1.out" | sed "s#^\(PASS\|FAIL\) blk/#\1 $1/#"
-}
-
-# no_fail NAME: the guest said "N passed, 0 failed" and nothing failed.
-no_fail() {
-    if grep -aqE '^blk: [1-9][0-9]* passed, 0 failed$' "$TMP/$1.out"; then
-        pass "$1/guest_passed"
-    else
-        fail "$1/guest_passed" "$(grep -a '^blk: .* passed' "$TMP/$1.out" || echo 'no summary')"
-    fi
-}
-
 same_file() {
     if cmp -s "$2" "$3"; then pass "$1"; else fail "$1" "$(cmp "$2" "$3" 2>&1 | head -1)"; fi
 }
@@ -48,10 +26,10 @@ truncate -s $((SECTORS * 512)) "$TMP/zero.img"
 
 # ---- The honest boot and its reference ----
 cp "$TMP/zero.img" "$TMP/disk.img"
-brun honest 60 --disk "$TMP/disk.img" "$BLK"
-guest_lines honest
+guest_run honest 60 --disk "$TMP/disk.img" "$BLK"
+guest_lines blk honest
 expect_status honest 0
-no_fail honest
+guest_passed blk honest
 cp "$TMP/zero.img" "$TMP/want.img"
 put_pattern "$TMP/want.img" 16 8            # write, flush, read back
 put_pattern "$TMP/want.img" 64 73           # 11 segments
@@ -68,20 +46,20 @@ check_size honest/disk_size_unchanged "$TMP/disk.img"
 
 # ---- Read-only: the honest run's sectors read back, nothing changes ----
 cp "$TMP/want.img" "$TMP/ro.img"
-brun ro 60 --disk "$TMP/ro.img,ro" "$BLK"
-guest_lines ro
+guest_run ro 60 --disk "$TMP/ro.img,ro" "$BLK"
+guest_lines blk ro
 expect_status ro 0
-no_fail ro
+guest_passed blk ro
 same_file ro/file_unchanged "$TMP/ro.img" "$TMP/want.img"
 
 # ---- Wrong requests: an error each, the back end serves on, no byte written ----
 for attack in nr_segments_12 first_gt_last last_sect_8 past_end gref_beyond \
               gref_ungranted ro_grant_read unknown_op; do
     cp "$TMP/zero.img" "$TMP/$attack.img"
-    brun "$attack" 60 --disk "$TMP/$attack.img" --cmdline "attack=$attack" "$BLK"
-    guest_lines "$attack"
+    guest_run "$attack" 60 --disk "$TMP/$attack.img" --cmdline "attack=$attack" "$BLK"
+    guest_lines blk "$attack"
     expect_status "$attack" 0
-    no_fail "$attack"
+    guest_passed blk "$attack"
     same_file "$attack/disk_unchanged" "$TMP/$attack.img" "$TMP/zero.img"
     check_size "$attack/disk_size_unchanged" "$TMP/$attack.img"
 done
@@ -90,7 +68,7 @@ done
 stopped() {
     local attack=$1 regex=$2
     cp "$TMP/zero.img" "$TMP/$attack.img"
-    brun "$attack" 60 --disk "$TMP/$attack.img" --cmdline "attack=$attack" "$BLK"
+    guest_run "$attack" 60 --disk "$TMP/$attack.img" --cmdline "attack=$attack" "$BLK"
     expect_status "$attack" 5
     expect_one_line_error "$attack"
     expect_line "$attack" err "$regex"
@@ -106,9 +84,9 @@ cp "$TMP/zero.img" "$TMP/storm.img"
     --disk "$TMP/storm.img" --cmdline attack=xs_storm "$BLK" \
     >"$TMP/storm.out" 2>"$TMP/storm.err" </dev/null; exit $?) 2>/dev/null
 status=$?
-guest_lines storm
+guest_lines blk storm
 expect_status storm 0
-no_fail storm
+guest_passed blk storm
 rss=$(awk '$1 == "maxrss" { print $2 }' "$TMP/storm.rss" 2>/dev/null)
 # The guest's memory is mapped but barely touched: perch's own heap is
 # what a storm could grow.
@@ -121,9 +99,9 @@ fi
 # ---- An event channel that is not the guest's for domain 0 ----
 for attack in evtchn_console evtchn_other; do
     cp "$TMP/zero.img" "$TMP/$attack.img"
-    brun "$attack" 60 --disk "$TMP/$attack.img" --cmdline "attack=$attack" "$BLK"
-    guest_lines "$attack"
+    guest_run "$attack" 60 --disk "$TMP/$attack.img" --cmdline "attack=$attack" "$BLK"
+    guest_lines blk "$attack"
     expect_status "$attack" 0
-    no_fail "$attack"
+    guest_passed blk "$attack"
     expect_line "$attack" err '^perch: xvda: .*event-channel is not a port for domain 0'
 done

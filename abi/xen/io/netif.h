@@ -69,6 +69,9 @@
 #define NETIF_KEY_RX_RING_REF    "rx-ring-ref"
 #define NETIF_KEY_EVENT_CHANNEL  "event-channel"
 #define NETIF_KEY_REQUEST_RX_COPY "request-rx-copy"
+#define NETIF_KEY_RX_NOTIFY      "feature-rx-notify"   /* the front end kicks for rx buffers */
+#define NETIF_KEY_SPLIT_EVTCHN   "feature-split-event-channels"
+#define NETIF_KEY_MAX_QUEUES     "multi-queue-max-queues"
 
 #ifndef __ASSEMBLER__
 
