@@ -4,8 +4,9 @@
  * the usual directories, busybox with links for its common applets when
  * perch has it cached, /bin/perchbench (bench/perchbench.c, also carried
  * inside build/perch), /perch/cmd for `perch run -- CMD ARGS`, the default
- * kernel's Xen front ends as /lib/modules/<name>.ko (/init loads them
- * first) and /perch/root naming the --root device (/init boots its init).
+ * kernel's Xen front ends (or for QEMU its virtio drivers) as
+ * /lib/modules/<name>.ko (/init loads them first) and /perch/root naming
+ * the --root device (/init boots its init).
  */
 #ifndef PERCH_INITRAMFS_H
 #define PERCH_INITRAMFS_H

@@ -42,3 +42,41 @@ else
     fail no_qemu/one_note_line "stderr was: $(head -c 400 "$TMP/no_qemu.err")"
 fi
 expect_nothing_running no_qemu
+
+# The disk group's image cannot be made in DIR (a folder in its place):
+# one line, status 1, before any run.
+mkdir -p "$TMP/disk_out/perch-bench-disk.img"
+perch_run bench_disk_image_blocked bench --quick --out "$TMP/disk_out" diskrand
+expect_error bench_disk_image_blocked 1 "cannot create .*perch-bench-disk.img"
+bad bench_disk_name_unknown "no benchmark called 'diskrandom'.* disk .*diskrand" --quick diskrandom
+
+# perchbench's own side of the disk group: it needs --disk, a path that
+# is there, and room for the area (16 MiB with --quick); each refusal is
+# one 'perchbench: ' line, status 2 for the command line, 1 for the rest.
+PB=build/bench/perchbench
+# pb NAME WANT REGEX ARGS...: perchbench ARGS ends with WANT and one line.
+pb() {
+    local name=$1 want=$2 regex=$3
+    shift 3
+    timeout 30 "$PB" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null
+    status=$?
+    expect_status "$name" "$want"
+    if [ "$(wc -l <"$TMP/$name.err")" -eq 1 ] && grep -Eq "^perchbench: .*($regex)" "$TMP/$name.err"; then
+        pass "$name/one_line"
+    else
+        fail "$name/one_line" "stderr was: $(head -c 300 "$TMP/$name.err")"
+    fi
+}
+pb perchbench_disk_without_path 2 "diskrand needs --disk PATH" --quick diskrand
+pb perchbench_disk_option_empty 2 "--disk needs a device or file" --quick --disk
+pb perchbench_disk_missing 1 "cannot open $TMP/nosuch.img" --quick --disk "$TMP/nosuch.img" disk
+truncate -s 1M "$TMP/small.img"
+pb perchbench_disk_too_small 1 "holds 1048576 bytes, the disk group needs 16777216" \
+    --quick --disk "$TMP/small.img" diskseqread
+# perchbench list: three disk benchmarks, each a rate (MB/s or IOPS).
+if "$PB" list | awk '$2 == "disk" { n++ } END { exit n != 3 }' &&
+   "$PB" list | awk '$2 == "disk" && $3 != "MB/s" && $3 != "IOPS" { exit 1 }'; then
+    pass perchbench_list_disk_units
+else
+    fail perchbench_list_disk_units "$("$PB" list | grep disk)"
+fi
