@@ -41,13 +41,15 @@ static const char *const xen_paths[] = {
     "drivers/block/xen-blkfront.ko", "drivers/net/xen-netfront.ko", NULL,
 };
 
-/* virtio_blk and virtio_pci with what they need (their modinfo's
- * depends=), the needed first: virtio needs virtio_ring. */
+/* virtio_pci, virtio_blk and virtio_net with what they need (their
+ * modinfo's depends=), the needed first: virtio needs virtio_ring,
+ * virtio_net net_failover, which needs failover. */
 static const char *const virtio_paths[] = {
     "drivers/virtio/virtio_ring.ko", "drivers/virtio/virtio.ko",
     "drivers/virtio/virtio_pci_modern_dev.ko",
     "drivers/virtio/virtio_pci_legacy_dev.ko", "drivers/virtio/virtio_pci.ko",
-    "drivers/block/virtio_blk.ko", NULL,
+    "drivers/block/virtio_blk.ko", "net/core/failover.ko",
+    "drivers/net/net_failover.ko", "drivers/net/virtio_net.ko", NULL,
 };
 
 const struct default_guest_module_set default_guest_xen_modules = {

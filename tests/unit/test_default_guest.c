@@ -175,7 +175,9 @@ static const char fake_dpkg_deb[] =
     "  mkdir -p \"$k/block\" \"$k/net\" \"$k/virtio\" && echo \"blk $v\" >\"$k/block/xen-blkfront.ko\" &&\n"
     "  echo \"net $v\" >\"$k/net/xen-netfront.ko\" && echo \"vblk $v\" >\"$k/block/virtio_blk.ko\" &&\n"
     "  for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci; do\n"
-    "    echo \"$m $v\" >\"$k/virtio/$m.ko\"; done;;\n"
+    "    echo \"$m $v\" >\"$k/virtio/$m.ko\"; done &&\n"
+    "  echo \"vnet $v\" >\"$k/net/virtio_net.ko\" && echo \"nfo $v\" >\"$k/net/net_failover.ko\" &&\n"
+    "  mkdir -p \"$k/../net/core\" && echo \"fo $v\" >\"$k/../net/core/failover.ko\";;\n"
     "*busybox*) mkdir -p \"$3/bin\"; echo busybox >\"$3/bin/busybox\";;\n"
     "esac\n";
 
