@@ -8,7 +8,11 @@ CSTD    := -std=gnu11
 
 # --- Launcher: an ordinary Linux program -----------------------------------
 LAUNCHER_CFLAGS := $(CSTD) $(WARN) -O2 -g -D_GNU_SOURCE -MMD -MP
-LAUNCHER_LIBS   := -lpthread -lz -llzma -lzstd -llz4 -luring
+# libslirp for --net user. Debian 12's slirp.pc names glib-2.0 as a
+# Requires that libslirp-dev does not pull in, and perch needs nothing of
+# glib's headers: without it, pkg-config fails and plain -lslirp is right.
+SLIRP_LIBS      := $(shell pkg-config --libs slirp 2>/dev/null || echo -lslirp)
+LAUNCHER_LIBS   := -lpthread -lz -llzma -lzstd -llz4 -luring $(SLIRP_LIBS)
 LAUNCHER_SRC    := $(wildcard launcher/*.c)
 LAUNCHER_OBJ    := $(LAUNCHER_SRC:%.c=$(BUILD)/%.o)
 # What the unit tests link: everything but main() and the embedded images.

@@ -25,8 +25,13 @@
 
 #include "blkif_engine.h"
 #include "blkif_request.h"
-#include "blkif_ring.h"
+#include "back_ring.h"
 #include "error.h"
+
+/* Linux's blkback takes up to 2^4 pages: 512 slots. */
+#define BLKIF_MAX_RING_ORDER 4
+#define BLKIF_MAX_RING_PAGES (1u << BLKIF_MAX_RING_ORDER)
+_Static_assert(BLKIF_MAX_RING_PAGES <= BACK_RING_MAX_PAGES, "blkif ring pages");
 
 struct blkif_config {
     void *ring_pages[BLKIF_MAX_RING_PAGES];   /* 2^ring_order of them */

@@ -7,7 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "blkif_ring.h"
+#include "blkif.h"
 
 /* Exactly what blkif_io.c's queue_io() submits. */
 static const unsigned char allowed_ops[] = {

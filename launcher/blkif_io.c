@@ -22,7 +22,7 @@ struct slot {
 struct blkif {
     struct blkif_config cfg;
     struct blkif_limits lim;
-    struct blkif_ring ring;
+    struct back_ring ring;
     struct blkif_engine *eng;    /* borrowed while attached; NULL before */
     struct slot *slots;
     unsigned nslots, *free, nfree;
@@ -124,7 +124,8 @@ struct blkif *blkif_open(const struct blkif_config *cfg, struct blkif_engine *en
         .discard = cfg->discard,
         .max_indirect_segments = cfg->max_indirect_segments,
     };
-    if (blkif_ring_attach(&b->ring, cfg->ring_pages, cfg->ring_order, e) < 0 ||
+    if (back_ring_attach(&b->ring, "blkif", cfg->ring_pages, 1u << cfg->ring_order,
+                         sizeof(union blkif_sring_entry), e) < 0 ||
         alloc_slots(b, e) < 0) {
         blkif_close(b);
         return NULL;
@@ -142,12 +143,20 @@ static void release_pages(struct blkif *b, struct slot *s)
     s->taken = 0;
 }
 
+static void respond(struct blkif *b, const struct slot *s)
+{
+    struct blkif_response rsp = { .id = s->req.id, .operation = s->req.rsp_op,
+                                  .status = s->status };
+
+    back_ring_respond(&b->ring, &rsp, sizeof(rsp));
+}
+
 /* The request is done with: its pages go back, its answer on the ring. */
 static void finish(struct blkif *b, struct slot *s)
 {
     release_pages(b, s);
     if (!b->closing)
-        blkif_ring_respond(&b->ring, s->req.id, s->req.rsp_op, s->status);
+        respond(b, s);
     b->free[b->nfree++] = (unsigned)(s - b->slots);
 }
 
@@ -259,7 +268,7 @@ static void start(struct blkif *b, const union blkif_sring_entry *in)
 
 static void notify_if_due(struct blkif *b)
 {
-    if (blkif_ring_push(&b->ring))
+    if (back_ring_push(&b->ring))
         b->cfg.notify(b->cfg.notify_arg);
 }
 
@@ -279,19 +288,19 @@ long blkif_kick(struct blkif *b, struct error *e)
     if (b->broken)
         return fail(e, "blkif: stopped after an earlier error");
     do {
-        long n = blkif_ring_waiting(&b->ring, e);
+        long n = back_ring_waiting(&b->ring, e);
 
         if (n < 0)
             return broken(b);
         for (long i = 0; i < n; i++) {
             union blkif_sring_entry copy;
 
-            blkif_ring_take(&b->ring, &copy);
+            back_ring_take(&b->ring, &copy);
             start(b, &copy);
         }
         taken += n;
         notify_if_due(b);
-    } while (blkif_ring_rearm(&b->ring));
+    } while (back_ring_rearm(&b->ring));
     rc = b->queued ? io_uring_submit(&b->eng->uring) : 0;
     b->queued = 0;
     if (rc < 0) {

@@ -1,10 +1,10 @@
 /*
  * What a block request asks for, decided from the back end's private copy
- * of it (blkif_ring_take()): an operation the back end knows, segments
+ * of it (back_ring_take()): an operation the back end knows, segments
  * within their pages, sectors within the disk, and nothing the disk's
  * settings forbid. As in Linux's blkback, a request that fails any check
  * is answered with an error status and the guest carries on; only a
- * corrupt ring (blkif_ring.h) stops it.
+ * corrupt ring (back_ring.h) stops it.
  */
 #ifndef PERCH_BLKIF_REQUEST_H
 #define PERCH_BLKIF_REQUEST_H

@@ -41,6 +41,20 @@ void cli_print_help(void)
 "                         driver, mounts DEV (e.g. /dev/xvda or /dev/xvda1)\n"
 "                         and runs its /sbin/init; with -- CMD, CMD runs once\n"
 "                         the system is up\n"
+"  --net user[,hostfwd=tcp::HOSTPORT-:GUESTPORT]...\n"
+"                         a network card (eth0; perch's initramfs brings it\n"
+"                         up by DHCP) on user-mode networking: the guest is\n"
+"                         10.0.2.15 behind NAT to the host's own sockets\n"
+"                         (gateway 10.0.2.2, which is also the host's\n"
+"                         127.0.0.1; DNS 10.0.2.3, the host's resolver); no\n"
+"                         root needed. Each hostfwd listens on 127.0.0.1:\n"
+"                         HOSTPORT only (tcp:127.0.0.1:... is the same; no\n"
+"                         other host address) and forwards to GUESTPORT;\n"
+"                         udp:: forwards UDP. Nothing else listens\n"
+"  --net tap=NAME         the card on the existing tap device NAME instead,\n"
+"                         for a bridge the user made (needs CAP_NET_ADMIN,\n"
+"                         or a tap made with ip tuntap add NAME mode tap\n"
+"                         user USER)\n"
 "  --strict               apply Xen's page-type and reference-count rules to\n"
 "                         the guest's page tables and return Xen's errors\n"
 "                         (slower; for catching guest bugs)\n"
@@ -225,6 +239,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "cmdline", required_argument, NULL, 'c' },
         { "disk", required_argument, NULL, 'd' },
         { "root", required_argument, NULL, 'r' },
+        { "net", required_argument, NULL, 'n' },
         { "stats", no_argument, NULL, 's' },
         { "strict", no_argument, NULL, 'S' },
         { "no-native-return", no_argument, NULL, 'N' },
@@ -254,6 +269,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'c': o->cmdline = optarg; break;
         case 'd': if (parse_disk(optarg, o, e)) return -1; break;
         case 'r': o->root = optarg; break;
+        case 'n': if (net_option_parse(optarg, &o->net, e)) return -1; break;
         case 's': o->stats = true; break;
         case 'S': o->strict = true; break;
         case 'N': o->optimizations_off |= PERCH_OPT_NATIVE_RETURN; break;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "net_option.h"
 
 #define DEFAULT_MEM_MIB 256
 /* Machine memory ends below the local APIC at 0xfee00000 (abi/layout.h). */
@@ -36,6 +37,7 @@ struct options {
     struct disk_option disks[MAX_DISKS];
     unsigned nr_disks;
     const char *root;          /* --root DEV: boot the disk's own init */
+    struct net_option net;     /* --net; kind NET_NONE when absent */
     char **cmd;                /* after `--`: run in the guest; NULL: a shell */
     int cmd_argc;
     char **bench_args;         /* `perch bench`'s (or image's) words, parsed

@@ -13,7 +13,7 @@ static void *run(void *arg)
     struct confined_thread *t = arg;
     struct error e;
 
-    t->confined = !t->sandbox || sandbox_enter(&e) == 0;
+    t->confined = !t->sandbox || sandbox_enter(t->extra, &e) == 0;
     if (!t->confined)
         snprintf(t->problem, sizeof(t->problem), "%.*s",
                  (int)sizeof(t->problem) - 1, e.msg);
@@ -26,10 +26,17 @@ static void *run(void *arg)
 int confined_thread_start(struct confined_thread *t, void (*body)(void *arg),
                           void *arg, bool sandbox)
 {
+    return confined_thread_start_with(t, body, arg, sandbox, 0);
+}
+
+int confined_thread_start_with(struct confined_thread *t, void (*body)(void *arg),
+                               void *arg, bool sandbox, unsigned extra)
+{
     sigset_t all, old;
     int rc;
 
     t->sandbox = sandbox;
+    t->extra = extra;
     t->confined = false;
     t->problem[0] = 0;
     t->body = body;

@@ -16,6 +16,7 @@ struct confined_thread {
     pthread_t thread;
     sem_t started;
     bool sandbox;             /* enter it (false: --no-sandbox) */
+    unsigned extra;           /* SANDBOX_* beyond the common list */
     bool confined;            /* it did, or needed not */
     char problem[256];        /* why not */
     void (*body)(void *arg);
@@ -26,6 +27,11 @@ struct confined_thread {
  * confined, or -1 (problem says why, the thread is gone). */
 int confined_thread_start(struct confined_thread *t, void (*body)(void *arg),
                           void *arg, bool sandbox);
+
+/* The same, with the sandbox's extras for what body does (SANDBOX_* of
+ * sandbox.h: the device thread's, net_link_sandbox_extra()). */
+int confined_thread_start_with(struct confined_thread *t, void (*body)(void *arg),
+                               void *arg, bool sandbox, unsigned extra);
 
 void confined_thread_join(struct confined_thread *t);
 

@@ -1,4 +1,4 @@
-/* The device thread: xenstore and the disks. See devices.h. */
+/* The device thread: xenstore, the disks and the network card. See devices.h. */
 #include "devices.h"
 
 #include <errno.h>
@@ -36,52 +36,101 @@ static int serve_store(struct devices *d)
 
 enum { FD_DOORBELL, FD_STOP, FD_FIRST_DISK };
 
-/* One wake-up's work: the lines the guest notified, the disks' finished
- * I/O, then xenstore (whose watch callbacks move the disks' states) twice,
- * so what those callbacks wrote reaches the guest now. */
-static int serve(struct devices *d, const struct pollfd *fds)
+/* Every line's device fits below PERCH_LINES: the disks, then the card. */
+_Static_assert(PERCH_LINE_FIRST_DEVICE + MAX_DISKS + 1 <= PERCH_LINES, "device lines");
+
+/* What one poll() waits on: the doorbell, the stop, the disks' I/O, the
+ * link's descriptors. */
+struct wait {
+    struct pollfd fds[FD_FIRST_DISK + MAX_DISKS + NET_LINK_MAX_POLLFDS];
+    unsigned first_link, nr_link;
+    int timeout_ms;
+};
+
+static nfds_t fill(struct devices *d, struct wait *w)
 {
-    uint64_t count, notified;
+    w->fds[FD_DOORBELL] = (struct pollfd){ .fd = d->cfg.doorbell_fd, .events = POLLIN };
+    w->fds[FD_STOP] = (struct pollfd){ .fd = d->stop_fd, .events = POLLIN };
+    for (unsigned i = 0; i < d->cfg.nr_disks; i++)
+        w->fds[FD_FIRST_DISK + i] = (struct pollfd){
+            .fd = vbd_completion_fd(&d->vbds[i]), .events = POLLIN };
+    w->first_link = FD_FIRST_DISK + d->cfg.nr_disks;
+    w->timeout_ms = -1;
+    w->nr_link = d->cfg.link ?
+        net_link_poll_fill(d->cfg.link, &w->fds[w->first_link], &w->timeout_ms) : 0;
+    return w->first_link + w->nr_link;
+}
+
+static int serve_disks(struct devices *d, const struct wait *w, uint64_t notified)
+{
     struct error e;
 
-    if (fds[FD_DOORBELL].revents &&
-        read(d->cfg.doorbell_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
-        return -1;
-    notified = lines_take_notified(d->cfg.shared);
     for (unsigned i = 0; i < d->cfg.nr_disks; i++) {
         struct vbd *v = &d->vbds[i];
 
-        if (fds[FD_FIRST_DISK + i].fd >= 0 && fds[FD_FIRST_DISK + i].revents)
+        if (w->fds[FD_FIRST_DISK + i].fd >= 0 && w->fds[FD_FIRST_DISK + i].revents)
             vbd_complete(v);
-        if ((notified >> v->line & 1) && vbd_notified(v, &e)) {
+        if ((notified >> v->xb.line & 1) && vbd_notified(v, &e)) {
             broken(d, v->name, e.msg);
             return -1;
         }
     }
+    return 0;
+}
+
+/* The card: its packets out, the link's news (frames for the guest
+ * among it), then every response published at once. */
+static int serve_card(struct devices *d, const struct wait *w, uint64_t notified)
+{
+    struct vif *v = &d->vif;
+    struct error e;
+
+    if (!d->cfg.link)
+        return 0;
+    if ((notified >> v->xb.line & 1) && vif_notified(v, &e))
+        goto broke;
+    net_link_poll_done(d->cfg.link, &w->fds[w->first_link], w->nr_link);
+    if (vif_flush(v, &e))
+        goto broke;
+    return 0;
+broke:
+    broken(d, v->xb.name, e.msg);
+    return -1;
+}
+
+/* One wake-up's work: the lines the guest notified, the disks' finished
+ * I/O, the card, then xenstore (whose watch callbacks move the devices'
+ * states) twice, so what those callbacks wrote reaches the guest now. */
+static int serve(struct devices *d, const struct wait *w)
+{
+    uint64_t count, notified;
+
+    if (w->fds[FD_DOORBELL].revents &&
+        read(d->cfg.doorbell_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+        return -1;
+    notified = lines_take_notified(d->cfg.shared);
+    if (serve_disks(d, w, notified) || serve_card(d, w, notified))
+        return -1;
     return serve_store(d) || serve_store(d) ? -1 : 0;
 }
 
 static void device_thread(void *arg)
 {
     struct devices *d = arg;
-    struct pollfd fds[FD_FIRST_DISK + MAX_DISKS];
-    nfds_t nfds = FD_FIRST_DISK + d->cfg.nr_disks;
+    struct wait w;
 
     /* The guest's first look at xenstore may come before any kick. */
     if (serve_store(d))
         return;
     for (;;) {
-        fds[FD_DOORBELL] = (struct pollfd){ .fd = d->cfg.doorbell_fd, .events = POLLIN };
-        fds[FD_STOP] = (struct pollfd){ .fd = d->stop_fd, .events = POLLIN };
-        for (unsigned i = 0; i < d->cfg.nr_disks; i++)
-            fds[FD_FIRST_DISK + i] = (struct pollfd){
-                .fd = vbd_completion_fd(&d->vbds[i]), .events = POLLIN };
-        if (poll(fds, nfds, -1) < 0) {
+        nfds_t nfds = fill(d, &w);
+
+        if (poll(w.fds, nfds, w.timeout_ms) < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
-        if (fds[FD_STOP].revents || serve(d, fds))
+        if (w.fds[FD_STOP].revents || serve(d, &w))
             break;
     }
 }
@@ -103,13 +152,16 @@ static int set_up(struct devices *d, struct error *e)
     xenstore_ring_init(c->store_ring);
     if (grant_table_init(&d->gt, c->gm, c->grant_first_mfn, c->grant_nr_frames))
         return fail(e, "cannot set up the grant table");
-    d->env = (struct vbd_env){
+    d->env = (struct backend_env){
         .xs = d->xs, .gt = &d->gt, .shared = c->shared, .vm = c->vm,
         .domid = DEVICES_GUEST_DOMID,
     };
     for (unsigned i = 0; i < c->nr_disks; i++)
         if (vbd_init(&d->vbds[i], &d->env, i, &c->disks[i], e))
             return -1;
+    if (c->link && vif_init(&d->vif, &d->env, PERCH_LINE_FIRST_DEVICE + c->nr_disks,
+                            c->link, e))
+        return -1;
     d->stop_fd = eventfd(0, EFD_CLOEXEC);
     if (d->stop_fd < 0)
         return fail(e, "eventfd: %s", strerror(errno));
@@ -124,7 +176,8 @@ int devices_start(struct devices *d, const struct devices_config *cfg, struct er
     d->vcpu_thread = pthread_self();
     if (set_up(d, e))
         return -1;
-    if (confined_thread_start(&d->thread, device_thread, d, cfg->sandbox))
+    if (confined_thread_start_with(&d->thread, device_thread, d, cfg->sandbox,
+                                   cfg->link ? net_link_sandbox_extra(cfg->link) : 0))
         return fail(e, "cannot start the device thread: %s", d->thread.problem);
     d->running = true;
     return 0;
@@ -139,6 +192,7 @@ void devices_stop(struct devices *d)
     d->running = false;
     for (unsigned i = 0; i < d->cfg.nr_disks; i++)
         vbd_close(&d->vbds[i]);
+    vif_close(&d->vif);
     if (d->stop_fd >= 0)
         close(d->stop_fd);
     d->stop_fd = -1;

@@ -1,10 +1,12 @@
 /*
- * The device thread: xenstore and the disks, the back ends that come with
- * --disk. It waits on the device doorbell (the guest sent on a line,
- * lines.h) and on the disks' I/O completions, serves xenstore's ring,
- * moves each disk through its xenbus states (vbd.h) and its requests
- * through the data path (blkif.h). A guest that breaks one of those rings
- * is stopped, as the console thread stops one that breaks its own.
+ * The device thread: xenstore, the disks and the network card, the back
+ * ends that come with --disk and --net. It waits on the device doorbell
+ * (the guest sent on a line, lines.h), on the disks' I/O completions and
+ * on the network link's descriptors and timers (net_link.h), serves
+ * xenstore's ring, moves each device through its xenbus states (vbd.h,
+ * vif.h) and its requests through the data paths (blkif.h, netif.h). A
+ * guest that breaks one of those rings is stopped, as the console thread
+ * stops one that breaks its own.
  */
 #ifndef PERCH_LAUNCHER_DEVICES_H
 #define PERCH_LAUNCHER_DEVICES_H
@@ -20,7 +22,9 @@
 #include "grant.h"
 #include "guest_memory.h"
 #include "kvm.h"
+#include "net_link.h"
 #include "vbd.h"
+#include "vif.h"
 #include "xenstore.h"
 
 /* The domain id the guest has in xenstore (Xen's first domU's). */
@@ -36,6 +40,7 @@ struct devices_config {
     uint32_t grant_nr_frames;
     const struct disk *disks;
     unsigned nr_disks;
+    struct net_link *link;           /* --net's, opened; NULL: no card */
     uint64_t memory_kib;
     volatile uint8_t *vcpu_immediate_exit;   /* to stop the guest */
     bool sandbox;
@@ -45,8 +50,9 @@ struct devices {
     struct devices_config cfg;
     struct xenstore *xs;             /* large: on the heap */
     struct grant_table gt;
-    struct vbd_env env;
+    struct backend_env env;
     struct vbd vbds[MAX_DISKS];
+    struct vif vif;                  /* when there is a link */
     struct confined_thread thread;
     pthread_t vcpu_thread;           /* kicked with SIGUSR1 to stop the guest */
     int stop_fd;
@@ -55,11 +61,12 @@ struct devices {
     char problem[256];
 };
 
-/* Set up xenstore, the grants and every disk's nodes, then start the
+/* Set up xenstore, the grants and every device's nodes, then start the
  * thread. 0, or -1 with e. */
 int devices_start(struct devices *d, const struct devices_config *cfg, struct error *e);
 
-/* Stop the thread, finish the disks' I/O, give everything back. */
+/* Stop the thread, finish the disks' I/O, give everything back (the link
+ * stays the caller's to close). */
 void devices_stop(struct devices *d);
 
 /* STATUS_GUEST_STOPPED with e if the guest broke a ring, else -1. */

@@ -30,6 +30,7 @@
 #include "kernel_image.h"
 #include "kvm.h"
 #include "lines.h"
+#include "net_link.h"
 #include "vcpu_loop.h"
 #include "sandbox.h"
 #include "stats.h"
@@ -47,7 +48,8 @@ struct launch {
     int device_doorbell_fd;   /* the device thread's (lines.h) */
     struct disk disks[MAX_DISKS];  /* --disk, opened before the VM */
     unsigned nr_disks;
-    struct devices *devices;      /* their back ends; NULL: no disks */
+    struct net_link *link;        /* --net's, opened before the VM; NULL: none */
+    struct devices *devices;      /* their back ends; NULL: no disks, no --net */
     struct default_guest guest;   /* perch's cache, when used */
     const struct launch_io *io;   /* NULL: a person at the console */
     struct run_stats *stats;      /* the running guest's exit counts */
@@ -160,10 +162,16 @@ static int load_files(struct launch *l, const struct options *o, struct error *e
     if (load_initrd(l, o, e) || disks_open(o, l->disks, e))
         return -1;
     l->nr_disks = o->nr_disks;
-    return 0;
+    return o->net.kind == NET_NONE ? 0 : net_link_open(&l->link, &o->net, e);
 bad_kernel:
     inner = *e;
     return fail(e, "%s: %s", o->kernel, inner.msg);
+}
+
+/* Disks and the network card are xenbus devices: xenstore comes with them. */
+static bool has_devices(const struct launch *l)
+{
+    return l->nr_disks || l->link;
 }
 
 static int build_memory(struct launch *l, const struct options *o, struct error *e)
@@ -177,7 +185,7 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
         .initrd_bytes = l->initrd.size,
         .console_evtchn = PERCH_CONSOLE_PORT,
         /* xenstore comes with the devices that need it. */
-        .store_evtchn = o->nr_disks ? PERCH_XENSTORE_PORT : 0,
+        .store_evtchn = has_devices(l) ? PERCH_XENSTORE_PORT : 0,
     };
 
     if (guest_memory_init(&l->gm, hole_private_frames(nr_pages), nr_pages))
@@ -217,7 +225,7 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     l->hole.shared->boot.optimizations_off = o->optimizations_off;
     l->hole.shared->boot.no_guest_isolation = o->no_guest_isolation;
     l->hole.shared->boot.console_port = PERCH_CONSOLE_PORT;
-    l->hole.shared->boot.xenstore_port = l->nr_disks ? PERCH_XENSTORE_PORT : 0;
+    l->hole.shared->boot.xenstore_port = has_devices(l) ? PERCH_XENSTORE_PORT : 0;
     if (kvm_vm_create(&l->vm, &l->gm, e) ||
         kvm_doorbell(&l->vm, l->hole.doorbell_gpa + PERCH_CONSOLE_DOORBELL,
                      &l->doorbell_fd, e) ||
@@ -301,7 +309,7 @@ struct run_phase {
     int status;
 };
 
-/* xenstore and the disks, on the device thread (devices.h). */
+/* xenstore, the disks and the network card, on the device thread (devices.h). */
 static int start_devices(struct launch *l, bool sandbox, struct error *e)
 {
     struct devices_config cfg = {
@@ -310,13 +318,13 @@ static int start_devices(struct launch *l, bool sandbox, struct error *e)
         .store_ring = gm_pfn(&l->gm, l->layout.store_pfn),
         .grant_first_mfn = l->hole.grant_first_mfn,
         .grant_nr_frames = (uint32_t)l->hole.grant_nr_frames,
-        .disks = l->disks, .nr_disks = l->nr_disks,
+        .disks = l->disks, .nr_disks = l->nr_disks, .link = l->link,
         .memory_kib = l->gm.nr_pages * (PAGE_SIZE / 1024),
         .vcpu_immediate_exit = &l->vm.run->immediate_exit,
         .sandbox = sandbox,
     };
 
-    if (!l->nr_disks)
+    if (!has_devices(l))
         return 0;
     l->devices = calloc(1, sizeof(*l->devices));
     if (!l->devices)
@@ -343,7 +351,7 @@ static int run_guest(struct run_phase *p)
     if (start_console(p->l, &p->console, p->sandbox, &p->e))
         return STATUS_ERROR;
     if (start_devices(p->l, p->sandbox, &p->e) ||
-        (p->sandbox && sandbox_enter(&p->e))) {
+        (p->sandbox && sandbox_enter(0, &p->e))) {
         stop_devices(p->l, STATUS_ERROR, &p->e);
         console_stop(&p->console);
         return STATUS_ERROR;
@@ -405,6 +413,7 @@ static void release(struct launch *l)
         close(l->device_doorbell_fd);
     disks_close(l->disks, l->nr_disks);
     free(l->devices);
+    net_link_close(l->link);
     guest_memory_release(&l->gm);
     file_release(&l->initrd);
     file_release(&l->kernel);

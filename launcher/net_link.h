@@ -30,13 +30,24 @@
 
 struct net_link;
 
-/* Frames for the guest come out through this; the back end copies the
- * frame into the guest's rx buffers (or drops it) before returning. */
+/* Frames for the guest come out through this, only ever from inside
+ * net_link_poll_done(); the back end copies the frame into the guest's
+ * rx buffers (or drops it) before returning. */
 typedef void net_link_deliver_fn(void *arg, const uint8_t *frame, size_t len);
 
-/* Open the link --net describes. 0 with *link, or -1 with e. */
+/* Open the link --net describes, before the VM is made (launch.c, beside
+ * the disks): every port in use and every missing tap is found here. 0
+ * with *link, or -1 with e. */
 int net_link_open(struct net_link **link, const struct net_option *o,
-                  net_link_deliver_fn *deliver, void *arg, struct error *e);
+                  struct error *e);
+
+/* The back end, once it exists, says where frames go; until then the
+ * link drops what arrives for the guest, as a wire with no card. */
+void net_link_attach(struct net_link *link, net_link_deliver_fn *deliver, void *arg);
+
+/* What the thread that polls the link needs of the sandbox beyond the
+ * rest (SANDBOX_* of sandbox.h, for confined_thread_start_with()). */
+unsigned net_link_sandbox_extra(const struct net_link *link);
 
 /* A frame from the guest, len <= NET_LINK_MAX_FRAME; it may be dropped
  * (as a wire drops it) but is never kept past the call. */
@@ -47,8 +58,8 @@ void net_link_send(struct net_link *link, const uint8_t *frame, size_t len);
  * none) to the link's next timer. */
 unsigned net_link_poll_fill(struct net_link *link, struct pollfd *fds, int *timeout_ms);
 
-/* After poll(): the link's part of fds (as filled), its timers, and the
- * frames that arrived, delivered. */
+/* After every poll(), one that timed out too: the link's part of fds (as
+ * filled), its timers, and the frames that arrived, delivered. */
 void net_link_poll_done(struct net_link *link, const struct pollfd *fds, unsigned n);
 
 void net_link_close(struct net_link *link);

@@ -1,12 +1,13 @@
 /*
  * --net, parsed: `user[,hostfwd=tcp::HOSTPORT-:GUESTPORT]...` (QEMU's
- * -netdev user spelling; forwarded ports listen on 127.0.0.1 only) or
- * `tap=NAME`. Parsing checks only the spelling; net_link_open() finds
- * the ports in use and the taps that do not exist.
+ * -netdev user spelling, udp: forwards too; forwarded ports listen on
+ * 127.0.0.1 only) or `tap=NAME`. Parsing checks only the spelling;
+ * net_link_open() finds the ports in use and the taps that do not exist.
  */
 #ifndef PERCH_LAUNCHER_NET_OPTION_H
 #define PERCH_LAUNCHER_NET_OPTION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -18,6 +19,7 @@ enum net_kind { NET_NONE, NET_USER, NET_TAP };
 struct net_hostfwd {
     uint16_t host_port;     /* on 127.0.0.1 */
     uint16_t guest_port;    /* on the guest's DHCP address */
+    bool udp;               /* udp:...; else tcp */
 };
 
 struct net_option {

@@ -144,13 +144,14 @@ static void on_sigsys(int sig, siginfo_t *info, void *ctx)
     syscall(__NR_exit_group, STATUS_SANDBOX);
 }
 
-int sandbox_enter(struct error *e)
+int sandbox_enter(unsigned extra, struct error *e)
 {
     struct sock_filter prog[PROG_MAX];
     struct sock_fprog fprog = { .filter = prog };
     struct sigaction sa = { .sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO };
     sigset_t sys;
 
+    (void)extra;
     fprog.len = build(prog);
     /* glibc gives a thread arena's memory back by shrinking its heap,
      * which first opens /proc/sys/vm/overcommit_memory: a free() in the

@@ -16,8 +16,17 @@
 
 #include "error.h"
 
-/* Confine the calling thread (and any thread it starts later). Returns 0,
- * or -1 with e saying why not (a kernel without seccomp). */
-int sandbox_enter(struct error *e);
+/* What a thread may need beyond that list. */
+enum sandbox_extra {
+    /* libslirp's (--net user, on the device thread): its sockets, and a
+     * read of /etc/resolv.conf for the guest's DNS (sandbox.c says how
+     * reading stays limited to that file). */
+    SANDBOX_SLIRP = 1 << 0,
+};
+
+/* Confine the calling thread (and any thread it starts later), allowing
+ * the SANDBOX_* in extra too. Returns 0, or -1 with e saying why not (a
+ * kernel without seccomp). */
+int sandbox_enter(unsigned extra, struct error *e);
 
 #endif

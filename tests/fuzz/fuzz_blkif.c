@@ -1,7 +1,7 @@
-/* libFuzzer harness of the block back end's ring and request checks (blkif_ring.c, blkif_request.c), without the I/O. */
+/* libFuzzer harness of the block back end's ring and request checks (back_ring.c, blkif_request.c), without the I/O. */
 #include "fuzz.h"
 
-#include "../../launcher/blkif_ring.h"
+#include "../../launcher/back_ring.h"
 #include "../../launcher/blkif_request.h"
 
 /* The input: a flags byte (bit 0 read-only, bit 1 discard, bits 2-3 the
@@ -69,14 +69,15 @@ static void check_accepted(const union blkif_sring_entry *in, const struct blkif
                     r->sector <= lim->sectors - r->nr_sectors);
 }
 
-static void one(struct blkif_ring *br, const struct blkif_limits *lim)
+static void one(struct back_ring *br, const struct blkif_limits *lim)
 {
     union blkif_sring_entry in;
+    struct blkif_response rsp;
     struct blkif_req r;
     const char *why = NULL;
     int16_t status;
 
-    blkif_ring_take(br, &in);
+    back_ring_take(br, &in);
     status = blkif_request_parse(&in, lim, &grants, &r, segs, &why);
     for (unsigned g = 0; g < DATA_PAGES; g++)
         FUZZ_ASSERT(outstanding[g] == 0);    /* indirect pages given back */
@@ -84,19 +85,20 @@ static void one(struct blkif_ring *br, const struct blkif_limits *lim)
         check_accepted(&in, &r, lim);
     else
         FUZZ_ASSERT(why && (status == BLKIF_RSP_ERROR || status == BLKIF_RSP_EOPNOTSUPP));
-    blkif_ring_respond(br, r.id, r.rsp_op, status);
+    rsp = (struct blkif_response){ .id = r.id, .operation = r.rsp_op, .status = status };
+    back_ring_respond(br, &rsp, sizeof(rsp));
 }
 
 /* One round: the guest's req_prod, then what blkif_kick() does with it
  * (answering at once, as if every I/O were done). False once corrupt. */
-static bool round(struct blkif_ring *br, uint32_t prod, const struct blkif_limits *lim)
+static bool round(struct back_ring *br, uint32_t prod, const struct blkif_limits *lim)
 {
     struct error e;
     long n;
     bool corrupt = prod - br->req_cons > br->size;   /* all answered: cons == rsp */
 
     ((struct xen_sring_header *)ring[0])->req_prod = prod;
-    n = blkif_ring_waiting(br, &e);
+    n = back_ring_waiting(br, &e);
     FUZZ_ASSERT((n < 0) == corrupt);
     if (n < 0) {
         FUZZ_ASSERT(fuzz_one_line(e.msg));
@@ -104,10 +106,10 @@ static bool round(struct blkif_ring *br, uint32_t prod, const struct blkif_limit
     }
     for (long i = 0; i < n; i++)
         one(br, lim);
-    FUZZ_ASSERT(blkif_ring_unanswered(br) == 0);
-    blkif_ring_push(br);
+    FUZZ_ASSERT(back_ring_unanswered(br) == 0);
+    back_ring_push(br);
     FUZZ_ASSERT(((struct xen_sring_header *)ring[0])->rsp_prod == br->rsp_prod_pvt);
-    FUZZ_ASSERT(!blkif_ring_rearm(br));
+    FUZZ_ASSERT(!back_ring_rearm(br));
     FUZZ_ASSERT(((struct xen_sring_header *)ring[0])->req_event == br->req_cons + 1);
     return true;
 }
@@ -126,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
     unsigned rounds;
     const uint8_t *p;
     size_t n;
-    struct blkif_ring br;
+    struct back_ring br;
     struct error e;
 
     granted = (uint8_t)fuzz_uint(&in, 1);
@@ -144,7 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
         ring[i / XEN_PAGE_SIZE][i % XEN_PAGE_SIZE] = p[i];
     for (unsigned i = 0; i < 1u << order; i++)
         pages[i] = ring[i];
-    if (blkif_ring_attach(&br, pages, order, &e) < 0) {
+    if (back_ring_attach(&br, "blkif", pages, 1u << order, sizeof(union blkif_sring_entry), &e) < 0) {
         FUZZ_ASSERT(fuzz_one_line(e.msg));
         return 0;
     }

@@ -54,7 +54,7 @@ static int in_sandbox(void (*fn)(int fd))
         close(err[0]);
         if (before_sandbox)
             before_sandbox();
-        if (sandbox_enter(&e))
+        if (sandbox_enter(0, &e))
             child_exit(99);
         fn(err[1]);
         child_exit(0);
