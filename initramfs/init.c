@@ -4,7 +4,10 @@
  * on stdin/stdout/stderr, loads the kernel modules in /lib/modules (the
  * default kernel's Xen disk and network front ends), then either
  *   - boots the disk /perch/root names (`perch run --root DEV`), with its
- *     own /sbin/init as PID 1 (root.c), powering off if it cannot; or
+ *     own /sbin/init as PID 1 (root.c), powering off if it cannot (the
+ *     disk's system brings up its own network); or
+ *   - with /perch/net (`perch run --net`), first brings eth0 up by DHCP
+ *     (net.c), then as below; and
  *   - runs the command in /perch/cmd (`perch run -- CMD ARGS`), tells the
  *     Launcher its exit status with "\033]perch-exit;N\007" on the console,
  *     and powers off; or
@@ -370,8 +373,10 @@ static void shut_down(void)
         pause();
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[0], DHCP_EVENT))
+        return dhcp_event(argv[1]);
     /* Powering off is only right for the machine's own init. */
     if (getpid() != 1) {
         say("must run as PID 1 (it powers the machine off when done)");
@@ -387,9 +392,13 @@ int main(void)
     setenv("HOME", "/", 0);
     load_modules();
     catch_shutdown_signals();
-    if (access(ROOT_FILE, F_OK) == 0)
-        boot_root();
-    else if (access(CMD_FILE, F_OK) == 0)
+    if (access(ROOT_FILE, F_OK) == 0) {
+        boot_root();   /* the disk's own system brings its network up */
+        shut_down();
+    }
+    if (access(NET_FILE, F_OK) == 0)
+        bring_up_network();
+    if (access(CMD_FILE, F_OK) == 0)
         run_command();
     else
         run_shell();

@@ -12,22 +12,22 @@
 const char *const initramfs_applets[] = {
     "sh", "ash", "[", "[[", "awk", "basename", "cat", "chmod", "chown",
     "chroot", "clear", "cmp", "cp", "cut", "date", "dd", "df", "diff",
-    "dirname", "dmesg", "du", "echo", "egrep", "env", "expr", "false",
-    "fgrep", "find", "free", "grep", "gunzip", "gzip", "halt", "head",
-    "hexdump", "hostname", "id", "ip", "kill", "killall", "less", "ln",
-    "ls", "lsmod", "md5sum", "mkdir", "mknod", "mktemp", "more", "mount",
-    "mv", "nc", "nproc", "od", "pidof", "ping", "poweroff", "printf", "ps",
-    "pwd", "readlink", "realpath", "reboot", "rm", "rmdir", "sed", "seq",
-    "setsid", "sha256sum", "sleep", "sort", "stat", "stty", "sync",
-    "sysctl", "tail", "tar", "tee", "test", "time", "timeout", "top",
-    "touch", "tr", "true", "tty", "umount", "uname", "uniq", "uptime",
-    "vi", "watch", "wc", "wget", "which", "whoami", "xargs", "xxd", "yes",
-    "zcat", NULL,
+    "dirname", "dmesg", "du", "echo", "egrep", "env", "expr", "false", "fgrep",
+    "find", "free", "grep", "gunzip", "gzip", "halt", "head", "hexdump",
+    "hostname", "httpd", "id", "ifconfig", "ip", "kill", "killall", "less",
+    "ln", "ls", "lsmod", "md5sum", "mkdir", "mknod", "mktemp", "more", "mount",
+    "mv", "nc", "nproc", "nslookup", "od", "pidof", "ping", "poweroff",
+    "printf", "ps", "pwd", "readlink", "realpath", "reboot", "rm", "rmdir",
+    "route", "sed", "seq", "setsid", "sha256sum", "sleep", "sort", "stat",
+    "stty", "sync", "sysctl", "tail", "tar", "tee", "test", "time", "timeout",
+    "top", "touch", "tr", "true", "tty", "udhcpc", "umount", "uname", "uniq",
+    "uptime", "vi", "watch", "wc", "wget", "which", "whoami", "xargs", "xxd",
+    "yes", "zcat", NULL,
 };
 
 static const char *const dirs[] = {
-    "dev", "proc", "sys", "bin", "sbin", "tmp", "perch", "lib", "lib/modules",
-    NULL,
+    "dev", "proc", "sys", "bin", "sbin", "tmp", "etc", "perch", "lib",
+    "lib/modules", NULL,
 };
 
 char *initramfs_encode_cmd(char *const *argv, int argc, size_t *bytes)
@@ -135,6 +135,16 @@ static int add_root(struct cpio *c, const struct initramfs_config *cfg,
     return cpio_add_file(c, "perch/root", 0644, cfg->root, strlen(cfg->root), e);
 }
 
+/* The marker, and udhcpc's script: /init again, by another name. */
+static int add_net(struct cpio *c, const struct initramfs_config *cfg,
+                   struct error *e)
+{
+    if (!cfg->net)
+        return 0;
+    return cpio_add_file(c, "perch/net", 0644, "eth0\n", 5, e) ||
+           cpio_add_symlink(c, "perch/dhcp-event", "/init", e);
+}
+
 int initramfs_build(const struct initramfs_config *cfg, struct file_data *out,
                     struct error *e)
 {
@@ -145,6 +155,7 @@ int initramfs_build(const struct initramfs_config *cfg, struct file_data *out,
         cpio_add_file(&c, "init", 0755, cfg->init, cfg->init_bytes, e) ||
         add_busybox(&c, cfg, e) || add_bench(&c, cfg, e) ||
         add_cmd(&c, cfg, e) || add_modules(&c, cfg, e) || add_root(&c, cfg, e) ||
+        add_net(&c, cfg, e) ||
         cpio_finish(&c, e)) {
         cpio_release(&c);
         return -1;

@@ -5,12 +5,15 @@
  * perch has it cached, /bin/perchbench (bench/perchbench.c, also carried
  * inside build/perch), /perch/cmd for `perch run -- CMD ARGS`, the default
  * kernel's Xen front ends (or for QEMU its virtio drivers) as
- * /lib/modules/<name>.ko (/init loads them first) and /perch/root naming
- * the --root device (/init boots its init).
+ * /lib/modules/<name>.ko (/init loads them first), /perch/root naming the
+ * --root device (/init boots its init) and for --net /perch/net (/init
+ * brings eth0 up by DHCP, busybox's udhcpc running /perch/dhcp-event, a
+ * link to /init, to apply the lease).
  */
 #ifndef PERCH_INITRAMFS_H
 #define PERCH_INITRAMFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +40,8 @@ struct initramfs_config {
     int nr_modules;
     const char *root;              /* /perch/root, e.g. "/dev/xvda1"; NULL:
                                       none, /init stays in the initramfs */
+    bool net;                      /* --net: /perch/net, and /init brings
+                                      eth0 up by DHCP */
 };
 
 /* The applets linked to /bin/busybox, NULL-ended. */

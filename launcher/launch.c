@@ -95,7 +95,7 @@ static int build_initramfs(struct default_guest *g, const struct options *o,
                            struct file_data *out, struct error *e)
 {
     struct initramfs_config cfg = { .cmd = o->cmd, .cmd_argc = o->cmd_argc,
-                                    .root = o->root };
+                                    .root = o->root, .net = o->net.kind != NET_NONE };
     struct file_data busybox = { 0 };
     struct guest_modules loaded;
     int rc;

@@ -2,9 +2,10 @@
  * --net tap=NAME: the guest's frames go out of a tap device the user made
  * (and bridged, or routed) and frames sent to it come in: one read() or
  * write() per Ethernet frame, no header in front (IFF_NO_PI). perch only
- * attaches to an interface that exists; it never makes one. Attaching
- * needs CAP_NET_ADMIN, unless the tap was made for this user
- * (`ip tuntap add NAME mode tap user USER`).
+ * attaches to an interface that exists; it never makes one. Attaching to
+ * a tap with an owner or group not this user's needs CAP_NET_ADMIN
+ * (a tap made with `ip tuntap add NAME mode tap user USER` is the user's;
+ * one made with neither is anyone's who can open /dev/net/tun).
  */
 #include "net_link_kinds.h"
 

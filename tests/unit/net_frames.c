@@ -131,29 +131,52 @@ size_t frames_dhcp_discover(uint8_t *frame, uint32_t xid)
     return n + IP_HLEN + 8 + bootp;
 }
 
-size_t frames_tcp_syn(uint8_t *frame, const char *dst_ip, uint16_t src_port,
-                      uint16_t dst_port)
+/* The TCP or UDP checksum: the pseudo-header of ip's addresses, then the
+ * n bytes of the segment at p. */
+static uint16_t l4_checksum(const uint8_t *ip, uint8_t proto, const uint8_t *p, size_t n)
+{
+    uint32_t sum = get16(ip + 12) + get16(ip + 14) + get16(ip + 16) + get16(ip + 18) +
+                   proto + (uint32_t)n;
+
+    return checksum(p, n, sum);
+}
+
+size_t frames_tcp_build(uint8_t *frame, const struct frames_tcp_seg *seg)
 {
     size_t n = ethernet(frame, frames_gateway_mac, FRAMES_ETH_IPV4);
-    uint8_t *ip = frame + n, *t = ip + IP_HLEN, pseudo[12];
-    uint32_t sum = 0;
+    uint8_t *ip = frame + n, *t = ip + IP_HLEN;
 
-    ipv4(ip, GUEST_IP, dst_ip, 6, 20);
+    ipv4(ip, GUEST_IP, seg->dst_ip, 6, 20 + seg->len);
     memset(t, 0, 20);
-    put16(t, src_port);
-    put16(t + 2, dst_port);
-    memcpy(t + 4, (const uint8_t[]){ 0x12, 0x34, 0x56, 0x78 }, 4);
+    put16(t, seg->src_port);
+    put16(t + 2, seg->dst_port);
+    put16(t + 4, (uint16_t)(seg->seq >> 16));
+    put16(t + 6, (uint16_t)seg->seq);
+    put16(t + 8, (uint16_t)(seg->ack >> 16));
+    put16(t + 10, (uint16_t)seg->ack);
     t[12] = 5 << 4;
-    t[13] = 0x02;   /* SYN */
+    t[13] = seg->flags;
     put16(t + 14, 65535);
-    memcpy(pseudo, ip + 12, 8);
-    pseudo[8] = 0;
-    pseudo[9] = 6;
-    put16(pseudo + 10, 20);
-    for (int i = 0; i < 12; i += 2)
-        sum += get16(pseudo + i);
-    put16(t + 16, checksum(t, 20, sum));
-    return n + IP_HLEN + 20;
+    if (seg->len)
+        memcpy(t + 20, seg->payload, seg->len);
+    put16(t + 16, l4_checksum(ip, 6, t, 20 + seg->len));
+    return n + IP_HLEN + 20 + seg->len;
+}
+
+size_t frames_udp(uint8_t *frame, const char *dst_ip, uint16_t src_port,
+                  uint16_t dst_port, const void *payload, size_t len)
+{
+    size_t n = ethernet(frame, frames_gateway_mac, FRAMES_ETH_IPV4);
+    uint8_t *ip = frame + n, *u = ip + IP_HLEN;
+
+    ipv4(ip, GUEST_IP, dst_ip, 17, 8 + len);
+    put16(u, src_port);
+    put16(u + 2, dst_port);
+    put16(u + 4, (uint16_t)(8 + len));
+    put16(u + 6, 0);
+    memcpy(u + 8, payload, len);
+    put16(u + 6, l4_checksum(ip, 17, u, 8 + len));
+    return n + IP_HLEN + 8 + len;
 }
 
 uint16_t frames_type(const uint8_t *frame, size_t len)
@@ -180,30 +203,54 @@ static const uint8_t *ip_payload(const uint8_t *frame, size_t len, uint8_t proto
                                  size_t *payload_len)
 {
     const uint8_t *ip = frame + ETH_HLEN;
-    size_t hl;
+    size_t hl, total;
 
     if (frames_type(frame, len) != FRAMES_ETH_IPV4 || len < ETH_HLEN + IP_HLEN ||
         ip[9] != proto)
         return NULL;
     hl = (size_t)(ip[0] & 0xf) * 4;
-    if (hl < IP_HLEN || ETH_HLEN + hl > len)
+    total = get16(ip + 2);   /* the frame may be padded beyond it */
+    if (hl < IP_HLEN || total < hl || ETH_HLEN + total > len)
         return NULL;
-    *payload_len = len - ETH_HLEN - hl;
+    *payload_len = total - hl;
     return ip + hl;
 }
 
-bool frames_tcp(const uint8_t *frame, size_t len, char dst_ip[16], uint16_t *src_port,
-                uint16_t *dst_port, uint8_t *flags)
+static uint32_t get32(const uint8_t *p)
 {
-    size_t n;
+    return (uint32_t)get16(p) << 16 | get16(p + 2);
+}
+
+bool frames_tcp_read(const uint8_t *frame, size_t len, struct frames_tcp_seg *seg)
+{
+    size_t n, off;
     const uint8_t *t = ip_payload(frame, len, 6, &n);
 
-    if (!t || n < 20)
+    if (!t || n < 20 || (off = (size_t)(t[12] >> 4) * 4) < 20 || off > n)
         return false;
-    get_ip(frame + ETH_HLEN + 16, dst_ip);
-    *src_port = get16(t);
-    *dst_port = get16(t + 2);
-    *flags = t[13];
+    get_ip(frame + ETH_HLEN + 16, seg->dst_ip);
+    seg->src_port = get16(t);
+    seg->dst_port = get16(t + 2);
+    seg->seq = get32(t + 4);
+    seg->ack = get32(t + 8);
+    seg->flags = t[13];
+    seg->payload = t + off;
+    seg->len = n - off;
+    return true;
+}
+
+bool frames_udp_read(const uint8_t *frame, size_t len, uint16_t *src_port,
+                     uint16_t *dst_port, const uint8_t **payload, size_t *payload_len)
+{
+    size_t n;
+    const uint8_t *u = ip_payload(frame, len, 17, &n);
+
+    if (!u || n < 8)
+        return false;
+    *src_port = get16(u);
+    *dst_port = get16(u + 2);
+    *payload = u + 8;
+    *payload_len = n - 8;
     return true;
 }
 

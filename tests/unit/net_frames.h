@@ -47,17 +47,36 @@ int frames_wait(struct net_link *link, struct frames *f,
 size_t frames_arp_request(uint8_t *frame, const char *target_ip);
 size_t frames_arp_reply(uint8_t *frame, const uint8_t to_mac[6], const char *to_ip);
 size_t frames_dhcp_discover(uint8_t *frame, uint32_t xid);
-size_t frames_tcp_syn(uint8_t *frame, const char *dst_ip, uint16_t src_port,
-                      uint16_t dst_port);
+
+/* A TCP segment either way: built from the guest (10.0.2.15), or read
+ * from a frame slirp sent (then payload points into that frame). */
+struct frames_tcp_seg {
+    char dst_ip[16];
+    uint16_t src_port, dst_port;
+    uint32_t seq, ack;
+    uint8_t flags;              /* FRAMES_SYN, ... */
+    const uint8_t *payload;
+    size_t len;
+};
+#define FRAMES_FIN 0x01
+#define FRAMES_SYN 0x02
+#define FRAMES_PSH 0x08
+#define FRAMES_ACK 0x10
+size_t frames_tcp_build(uint8_t *frame, const struct frames_tcp_seg *seg);
+bool frames_tcp_read(const uint8_t *frame, size_t len, struct frames_tcp_seg *seg);
+
+/* A UDP datagram from the guest's port to dst_ip's. */
+size_t frames_udp(uint8_t *frame, const char *dst_ip, uint16_t src_port,
+                  uint16_t dst_port, const void *payload, size_t len);
+/* A UDP datagram slirp sent to the guest: its ports and payload. */
+bool frames_udp_read(const uint8_t *frame, size_t len, uint16_t *src_port,
+                     uint16_t *dst_port, const uint8_t **payload, size_t *payload_len);
 
 /* Readers: the Ethernet type, and (0 if not that kind of frame) fields. */
 uint16_t frames_type(const uint8_t *frame, size_t len);
 /* ARP: op (1 request, 2 reply), the sender's IP and MAC, the target's IP. */
 bool frames_arp(const uint8_t *frame, size_t len, uint16_t *op, char sender_ip[16],
                 uint8_t sender_mac[6], char target_ip[16]);
-/* IPv4 TCP: destination, ports and flags (0x02 SYN, 0x10 ACK). */
-bool frames_tcp(const uint8_t *frame, size_t len, char dst_ip[16], uint16_t *src_port,
-                uint16_t *dst_port, uint8_t *flags);
 /* A DHCP reply: its message type (2 OFFER), the offered address and the
  * router and DNS options' first addresses. */
 bool frames_dhcp_reply(const uint8_t *frame, size_t len, uint32_t xid, int *type,

@@ -284,8 +284,8 @@ static void initramfs_with_busybox_and_command(void)
     struct file_data out;
     const struct cpio_read_entry *en;
     static const char *const dirs[] = { "dev", "proc", "sys", "bin", "sbin",
-                                        "tmp", "perch", "lib", "lib/modules",
-                                        NULL };
+                                        "tmp", "etc", "perch", "lib",
+                                        "lib/modules", NULL };
 
     CHECK(a);
     CHECK(build(a, true, cmd, 3, &out));
@@ -333,6 +333,7 @@ static void initramfs_without_busybox_or_command(void)
     CHECK(!cpio_read_find(a, "bin/sh"));
     CHECK(!cpio_read_find(a, "perch/cmd"));
     CHECK(!cpio_read_find(a, "perch/root"));
+    CHECK(!cpio_read_find(a, "perch/net") && !cpio_read_find(a, "perch/dhcp-event"));
     for (int i = 0; i < a->n; i++)
         CHECK(strncmp(a->e[i].name, "lib/modules/", 12));
     file_release(&out);
@@ -370,6 +371,30 @@ static void initramfs_with_modules_and_root(void)
     CHECK((en = cpio_read_find(a, "perch/root")) && en->mode == (S_IFREG | 0644));
     CHECK(en->size == 10 && !memcmp(en->data, "/dev/xvda1", 10));
     CHECK(!cpio_read_find(a, "perch/cmd"));
+    file_release(&out);
+    free(a);
+}
+
+/* --net: the marker /init looks for, and udhcpc's script, /init itself. */
+static void initramfs_with_net(void)
+{
+    struct initramfs_config cfg = {
+        .init = fake_init, .init_bytes = sizeof(fake_init), .net = true,
+    };
+    struct cpio_read_archive *a = calloc(1, sizeof(*a));
+    const struct cpio_read_entry *en;
+    struct file_data out;
+    struct error e;
+
+    CHECK(a);
+    CHECK(initramfs_build(&cfg, &out, &e) == 0);
+    CHECK(cpio_read_archive(out.bytes, out.size, a));
+    CHECK(parents_first(a));
+    CHECK((en = cpio_read_find(a, "perch/net")) && en->mode == (S_IFREG | 0644));
+    CHECK(en->size == 5 && !memcmp(en->data, "eth0\n", 5));
+    CHECK((en = cpio_read_find(a, "perch/dhcp-event")) && S_ISLNK(en->mode));
+    CHECK(en->size == 5 && !memcmp(en->data, "/init", 5));
+    CHECK((en = cpio_read_find(a, "etc")) && S_ISDIR(en->mode));   /* resolv.conf's */
     file_release(&out);
     free(a);
 }
@@ -438,6 +463,7 @@ int main(void)
     RUN(initramfs_with_busybox_and_command);
     RUN(initramfs_without_busybox_or_command);
     RUN(initramfs_with_modules_and_root);
+    RUN(initramfs_with_net);
     RUN(module_names_checked);
     RUN(initramfs_same_bytes_every_time);
     RUN(applet_names_are_plain_and_unique);

@@ -5,7 +5,10 @@
  * the system call and STATUS_SANDBOX.
  */
 #include <errno.h>
+#include <linux/landlock.h>
 #include <liburing.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdint.h>
 #include <sched.h>
 #include <string.h>
@@ -19,6 +22,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "net_session.h"
 
 #include "../../launcher/blkif_engine.h"
 #include "../../launcher/sandbox.h"
@@ -33,8 +37,10 @@ static void child_exit(int status)
     syscall(SYS_exit_group, status);
 }
 
-/* What a child makes before it enters the sandbox (NULL: nothing). */
+/* What a child makes before it enters the sandbox (NULL: nothing), and
+ * the extras (SANDBOX_*) it enters with. */
 static void (*before_sandbox)(void);
+static unsigned sandbox_extra;
 
 /* Run fn in a child inside the sandbox; its exit status, or -1 if it did
  * not exit (a signal killed it). */
@@ -54,7 +60,7 @@ static int in_sandbox(void (*fn)(int fd))
         close(err[0]);
         if (before_sandbox)
             before_sandbox();
-        if (sandbox_enter(0, &e))
+        if (sandbox_enter(sandbox_extra, &e))
             child_exit(99);
         fn(err[1]);
         child_exit(0);
@@ -255,6 +261,137 @@ static void only_io_uring_enter_on_a_ring_made_before(void)
     CHECK_CONTAINS(said, want);
 }
 
+/* ---- --net user: libslirp on the device thread (SANDBOX_SLIRP) ---- */
+
+static struct net_link *slirp;
+static struct session_host host;
+static struct frames got;
+static uint16_t fwd_port;
+
+static void open_slirp(void)
+{
+    char value[64];
+    struct net_option o;
+    struct error e;
+
+    fwd_port = frames_free_port();
+    snprintf(value, sizeof(value), "user,hostfwd=tcp::%u-:80", fwd_port);
+    if (net_option_parse(value, &o, &e) || net_link_open(&slirp, &o, &e) ||
+        session_host_open(&host))
+        child_exit(98);
+    net_link_attach(slirp, frames_collect, &got);
+}
+
+/* Each conversation the link's tests hold, now inside the filter. */
+static void slirp_sessions(int fd)
+{
+    char why[128];
+
+    if (session_guest_connects_out(slirp, &got, &host, why) ||
+        session_guest_udp(slirp, &got, &host, why) ||
+        session_host_connects_in(slirp, &got, fwd_port, why)) {
+        dprintf(fd, "%s\n", why);
+        child_exit(1);
+    }
+    net_link_close(slirp);
+}
+
+static bool have_landlock(void)
+{
+    return syscall(__NR_landlock_create_ruleset, NULL, 0,
+                   LANDLOCK_CREATE_RULESET_VERSION) >= 1;
+}
+
+/* libslirp's read of the host's resolver, and not one other file. */
+static void only_resolv_conf(int fd)
+{
+    int conf = open("/etc/resolv.conf", O_RDONLY | O_CLOEXEC), conf_err = errno;
+    int other = open("/etc/passwd", O_RDONLY | O_CLOEXEC), other_err = errno;
+
+    (void)fd;
+    if (conf < 0 && conf_err != ENOENT)
+        child_exit(1);
+    if (other >= 0 || other_err != EACCES)
+        child_exit(2);
+}
+
+static void no_open_for_writing(int fd)
+{
+    (void)fd;
+    syscall(SYS_openat, AT_FDCWD, "/etc/resolv.conf", O_WRONLY);
+    child_exit(3);
+}
+
+static void no_new_listening_port(int fd)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+
+    (void)fd;
+    if (s < 0)
+        child_exit(1);
+    bind(s, (struct sockaddr *)&a, sizeof(a));
+    child_exit(3);
+}
+
+/* Only Internet sockets: the others fail as an unknown family would. */
+static void only_internet_sockets(int fd)
+{
+    static const int families[] = { AF_UNIX, AF_NETLINK, AF_PACKET };
+
+    (void)fd;
+    for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+        if (socket(families[i], SOCK_DGRAM, 0) >= 0 || errno != EAFNOSUPPORT)
+            child_exit(1 + (int)i);
+}
+
+static void forbidden_socket(int fd)
+{
+    (void)fd;
+    socket(AF_INET, SOCK_STREAM, 0);
+    child_exit(3);
+}
+
+static void slirp_runs_in_its_sandbox(void)
+{
+    before_sandbox = open_slirp;
+    sandbox_extra = SANDBOX_SLIRP;
+    CHECK(in_sandbox(slirp_sessions) == 0);
+    CHECK(have_landlock() ? said[0] == '\0' : !strncmp(said, "perch: note: ", 13));
+    before_sandbox = NULL;
+    sandbox_extra = 0;
+}
+
+static void slirp_reads_only_resolv_conf(void)
+{
+    char want[64];
+
+    sandbox_extra = SANDBOX_SLIRP;
+    if (have_landlock())
+        CHECK(in_sandbox(only_resolv_conf) == 0);
+    CHECK(in_sandbox(no_open_for_writing) == STATUS_SANDBOX);
+    snprintf(want, sizeof(want), "system call %d is", SYS_openat);
+    CHECK_CONTAINS(said, want);
+    sandbox_extra = 0;
+}
+
+static void slirp_gets_no_more_than_it_needs(void)
+{
+    char want[64];
+
+    sandbox_extra = SANDBOX_SLIRP;
+    CHECK(in_sandbox(no_new_listening_port) == STATUS_SANDBOX);
+    snprintf(want, sizeof(want), "system call %d is", SYS_bind);
+    CHECK_CONTAINS(said, want);
+    CHECK(in_sandbox(only_internet_sockets) == 0);
+    CHECK(in_sandbox(forbidden_getppid) == STATUS_SANDBOX);
+    sandbox_extra = 0;
+    /* Without the extra, no socket at all. */
+    CHECK(in_sandbox(forbidden_socket) == STATUS_SANDBOX);
+    snprintf(want, sizeof(want), "system call %d is", SYS_socket);
+    CHECK_CONTAINS(said, want);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);   /* no buffered lines doubled by fork */
@@ -263,5 +400,8 @@ int main(void)
     RUN(only_the_ioctls_in_use);
     RUN(memory_is_mapped_but_never_executable);
     RUN(only_io_uring_enter_on_a_ring_made_before);
+    RUN(slirp_runs_in_its_sandbox);
+    RUN(slirp_reads_only_resolv_conf);
+    RUN(slirp_gets_no_more_than_it_needs);
     return check_exit_status();
 }

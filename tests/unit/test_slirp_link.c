@@ -17,8 +17,20 @@
 
 #include "check.h"
 #include "net_frames.h"
+#include "net_session.h"
 
 static struct frames got;
+
+/* A session (net_session.h) that failed says why. */
+#define CHECK_SESSION(call, why)                                           \
+    do {                                                                   \
+        if (call) {                                                        \
+            printf("FAIL %s: %s at %s:%d\n", check_case_name, why,         \
+                   __FILE__, __LINE__);                                    \
+            check_case_failed = 1;                                         \
+            return;                                                        \
+        }                                                                  \
+    } while (0)
 
 static int open_link(struct net_link **link, const char *value, struct error *e)
 {
@@ -115,52 +127,36 @@ static void frames_before_attach_are_dropped(void)
 
 static uint16_t fwd_port;
 
-static bool is_syn_to_guest(const uint8_t *f, size_t len)
-{
-    char dst[16];
-    uint16_t sport, dport;
-    uint8_t flags;
-
-    return frames_tcp(f, len, dst, &sport, &dport, &flags) && flags == 0x02 &&
-           !strcmp(dst, "10.0.2.15") && dport == 80;
-}
-
-static int connect_loopback(uint16_t port)
-{
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    int s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-
-    if (s >= 0 && connect(s, (struct sockaddr *)&a, sizeof(a)) < 0 &&
-        errno != EINPROGRESS) {
-        close(s);
-        return -1;
-    }
-    return s;
-}
-
 /* A connection to the forwarded port on 127.0.0.1 becomes a SYN to the
- * guest's port (once slirp knows the guest's MAC: it learns it from the
- * guest's own ARP request, as from its DHCP). */
+ * guest's port 80, and then a connection both ways. */
 static void a_forward_reaches_the_guest(void)
 {
-    char value[64];
+    char value[64], why[128];
     struct net_link *link;
     struct error e;
-    uint8_t frame[64];
-    int s;
 
     fwd_port = frames_free_port();
     CHECK(fwd_port);
     snprintf(value, sizeof(value), "user,hostfwd=tcp::%u-:80", fwd_port);
     CHECK(open_link(&link, value, &e) == 0);
-    net_link_send(link, frame, frames_arp_request(frame, "10.0.2.2"));
-    frames_round(link, 10);
-    s = connect_loopback(fwd_port);
-    CHECK(s >= 0);
-    CHECK(frames_wait(link, &got, is_syn_to_guest, 2000) >= 0);
-    close(s);
+    CHECK_SESSION(session_host_connects_in(link, &got, fwd_port, why), why);
     net_link_close(link);
+}
+
+/* NAT outwards: 10.0.2.2 is the host's 127.0.0.1, for TCP and UDP. */
+static void the_guest_reaches_the_host(void)
+{
+    struct session_host h;
+    struct net_link *link;
+    struct error e;
+    char why[128];
+
+    CHECK(session_host_open(&h) == 0);
+    CHECK(open_link(&link, "user", &e) == 0);
+    CHECK_SESSION(session_guest_connects_out(link, &got, &h, why), why);
+    CHECK_SESSION(session_guest_udp(link, &got, &h, why), why);
+    net_link_close(link);
+    session_host_close(&h);
 }
 
 /* The forward listens on 127.0.0.1 alone, not on every address. */
@@ -218,7 +214,8 @@ static void short_frames_are_harmless(void)
     n = frames_dhcp_discover(frame, 1);
     for (size_t cut = 0; cut <= n; cut += 7)
         net_link_send(link, frame, cut);
-    n = frames_tcp_syn(frame, "10.0.2.2", 1000, 9);
+    n = frames_tcp_build(frame, &(struct frames_tcp_seg){
+        .dst_ip = "10.0.2.2", .src_port = 1000, .dst_port = 9, .flags = FRAMES_SYN });
     for (size_t cut = 0; cut < n; cut++)
         net_link_send(link, frame, cut);
     frames_round(link, 10);
@@ -232,6 +229,7 @@ int main(void)
     RUN(dhcp_offers_the_usual_network);
     RUN(frames_before_attach_are_dropped);
     RUN(a_forward_reaches_the_guest);
+    RUN(the_guest_reaches_the_host);
     RUN(the_forward_listens_on_loopback_only);
     RUN(a_port_in_use_is_refused);
     RUN(short_frames_are_harmless);
