@@ -28,7 +28,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "perchbench.h"
@@ -52,14 +51,6 @@ static uint64_t rand_state = RAND_SEED;
 static long area_bytes(void)
 {
     return opt.quick ? QUICK_AREA_BYTES : AREA_BYTES;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000L };
-
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-        ;
 }
 
 /* A guest's disk driver finds its disk a moment after boot: devtmpfs

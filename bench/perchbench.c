@@ -13,9 +13,10 @@
  *   syscall    one null system call
  *   thrash     lguest's page-table thrash, per round
  *
- * the work group of real workloads, timed shell scripts (work.c), and the
+ * the work group of real workloads, timed shell scripts (work.c), the
  * disk group, O_DIRECT throughput and IOPS on the device --disk names
- * (disk.c).
+ * (disk.c), and the net group, TCP throughput and round trips with a peer
+ * process on the host (net.c).
  *
  * Method (virtbench's): a benchmark runs a batch of N operations as one
  * timed interval (CLOCK_MONOTONIC, read twice); N grows until a batch takes
@@ -27,8 +28,8 @@
  *
  * Output: a few '#' lines for people, then one line per benchmark,
  *   perchbench NAME MEDIAN MIN MAX samples S batch B ops N
- * (ns per operation, rounded; for the disk group MB/s or IOPS instead, as
- * `list` says; B operations per sample; N operations run between the begin
+ * (ns per operation, rounded; for the disk and net groups MB/s, IOPS or
+ * trips/s instead, as `list` says; B operations per sample; N operations run between the begin
  * and end marks in all, batch sizing included, so that perch can divide
  * its counters exactly), then the results
  * again in virtbench's words ("Time for ...: MEDIAN (MIN - MAX)").
@@ -47,7 +48,8 @@
  * pipes. `exec` runs /proc/self/exe, or argv[0] through PATH when /proc is
  * not mounted. The work group needs busybox in --bin and room in --tmp;
  * the disk group a device or file of 256 MiB or more in --disk, which it
- * overwrites (so `all` leaves it out: it runs when named).
+ * overwrites, and the net group a peer connecting to --net-listen (so `all`
+ * leaves them out: they run when named).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -122,7 +124,7 @@ void die(const char *fmt, ...)
 
 /* ---- small helpers shared by the benchmarks ---------------------------- */
 
-static void write_all(int fd, const void *buf, size_t len)
+void write_all(int fd, const void *buf, size_t len)
 {
     const char *p = buf;
 
@@ -140,8 +142,7 @@ static void write_all(int fd, const void *buf, size_t len)
     }
 }
 
-/* Read exactly len bytes; false at end of file (the other side is gone). */
-static bool read_all(int fd, void *buf, size_t len)
+bool read_all(int fd, void *buf, size_t len)
 {
     char *p = buf;
 
@@ -243,6 +244,14 @@ static void touch_pages(volatile char *p, long n, char value)
 {
     for (long i = 0; i < n; i++)
         p[i * page_size] = value;
+}
+
+void sleep_ms(int ms)
+{
+    struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000L };
+
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
 }
 
 /* ---- timing: the one place that reads the clock ------------------------ */
@@ -577,8 +586,8 @@ static const struct bench benches[] = {
 };
 #define NBENCH ((int)(sizeof(benches) / sizeof(benches[0])))
 
-/* Benchmark i of `list`: the micro-benchmarks, the work group, the disk
- * group. NULL past the end. */
+/* Benchmark i of `list`: the micro-benchmarks, the work, disk and net
+ * groups. NULL past the end. */
 static const struct bench *bench_at(int i)
 {
     if (i < NBENCH)
@@ -587,7 +596,10 @@ static const struct bench *bench_at(int i)
     if (i < work_count)
         return &work_benches[i];
     i -= work_count;
-    return i < disk_count ? &disk_benches[i] : NULL;
+    if (i < disk_count)
+        return &disk_benches[i];
+    i -= disk_count;
+    return i < net_count ? &net_benches[i] : NULL;
 }
 
 /* A result in a rate (MB/s, IOPS) rather than in ns per operation. */
@@ -714,7 +726,7 @@ static void print_header(uint64_t overhead)
            : cpus > 1 ? "not pinned (pipe depends on placement; --cpu N)" : "one CPU",
            (unsigned long long)overhead);
     printf("# perchbench NAME MEDIAN MIN MAX samples S batch B ops N"
-           " (disk: MB/s or IOPS, of %d passes)\n", opt.work_samples);
+           " (disk, net: rates, of %d passes)\n", opt.work_samples);
     fflush(stdout);
 }
 
@@ -738,10 +750,13 @@ static void print_summary(const bool *chosen, const struct result *res)
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: perchbench [OPTIONS] all|micro|work|disk|list|BENCHMARK...\n"
+        "usage: perchbench [OPTIONS] all|micro|work|disk|net|list|BENCHMARK...\n"
+        "       perchbench netpeer A.B.C.D:PORT\n"
         "  all             run the micro and work groups, in the order of `list`\n"
-        "  micro, work, disk  run every benchmark of that group\n"
+        "  micro, work, disk, net  run every benchmark of that group\n"
         "  list            name the benchmarks: NAME GROUP UNIT WHAT\n"
+        "  netpeer         the net group's other end: connect to a perchbench\n"
+        "                  listening there (again until it answers) and serve it\n"
         "  --quick         smoke run: small batches (>= 1 ms), 3 samples,\n"
         "                  one run of each workload\n"
         "  --samples N     samples per benchmark (default 7, max %d; workloads:\n"
@@ -754,10 +769,12 @@ static void usage(FILE *f)
         "  --tmp DIR       where the workloads write, 40 MiB at most (default /tmp)\n"
         "  --disk PATH     the disk group's block device or file, 256 MiB or\n"
         "                  more (16 MiB with --quick): it is OVERWRITTEN\n"
+        "  --net-listen A.B.C.D:PORT  where the net group waits for its netpeer\n"
         "Prints ns per operation: perchbench NAME MEDIAN MIN MAX samples S batch B ops N\n"
         "(N: operations run between the marks, batch sizing included; for a\n"
-        "workload one operation is one run; the disk group gives MB/s or IOPS\n"
-        "instead, one operation being one request)\n",
+        "workload one operation is one run; the disk and net groups give MB/s,\n"
+        "IOPS or trips/s instead, one operation being one request, 64 KiB or\n"
+        "round trip)\n",
         MAX_SAMPLES);
 }
 
@@ -823,6 +840,10 @@ int main(int argc, char **argv)
     /* What `exec` runs: leave before doing anything else. */
     if (argc == 2 && strcmp(argv[1], EXEC_ARG) == 0)
         return 0;
+    if (argc == 3 && strcmp(argv[1], "netpeer") == 0) {
+        signal(SIGPIPE, SIG_IGN);
+        return net_peer(argv[2]);
+    }
 
     argv0 = argv[0] ? argv[0] : "perchbench";
     if (NBENCH + work_count > MAX_BENCHES)
@@ -846,6 +867,10 @@ int main(int argc, char **argv)
             opt.tmp = value_arg(argv, &i, "%s needs a folder");
         } else if (strcmp(a, "--disk") == 0) {
             opt.disk = value_arg(argv, &i, "%s needs a device or file");
+        } else if (strcmp(a, "--net-listen") == 0) {
+            opt.net_listen = value_arg(argv, &i, "%s needs A.B.C.D:PORT");
+            if (!net_addr_ok(opt.net_listen))
+                bad_usage("--net-listen %s is not A.B.C.D:PORT", opt.net_listen);
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
@@ -861,7 +886,7 @@ int main(int argc, char **argv)
     }
     if (list) {
         for (int j = 0; bench_at(j); j++)
-            printf("%-12s %-6s %-5s %s\n", bench_at(j)->name, bench_at(j)->group,
+            printf("%-12s %-6s %-7s %s\n", bench_at(j)->name, bench_at(j)->group,
                    bench_at(j)->unit, bench_at(j)->what);
         return 0;
     }
@@ -869,9 +894,12 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    for (int j = 0; bench_at(j) && !opt.disk; j++)
-        if (chosen[j] && !strcmp(bench_at(j)->group, "disk"))
+    for (int j = 0; bench_at(j); j++) {
+        if (chosen[j] && !opt.disk && !strcmp(bench_at(j)->group, "disk"))
             bad_usage("%s needs --disk PATH", bench_at(j)->name);
+        if (chosen[j] && !opt.net_listen && !strcmp(bench_at(j)->group, "net"))
+            bad_usage("%s needs --net-listen A.B.C.D:PORT", bench_at(j)->name);
+    }
     opt.work_samples = opt.samples ? opt.samples
                      : opt.quick ? WORK_QUICK_SAMPLES : WORK_SAMPLES;
     if (!opt.samples)
@@ -893,6 +921,11 @@ int main(int argc, char **argv)
             die("cannot pin to CPU %d: %s", opt.cpu, strerror(errno));
     }
 
+    for (int j = 0; bench_at(j) && opt.net_listen; j++)
+        if (chosen[j] && !strcmp(bench_at(j)->group, "net")) {
+            net_listen(opt.net_listen);
+            break;
+        }
     overhead = timer_overhead();
     print_header(overhead);
     for (int j = 0; bench_at(j); j++) {

@@ -3,7 +3,8 @@
  * The order: check the command line, write the embedded binary into a
  * temporary folder, ask it for its benchmark names (so names are checked
  * against the binary that will run), check DIR, busybox (for the work
- * group), the disk image (for the disk group) and QEMU, run it natively,
+ * group), the disk image (for the disk group), a port (for the net group)
+ * and QEMU, run it natively,
  * then the guest runs (default, vs, default, vs, ... when --vs), then
  * QEMU's run, then the report.
  */
@@ -83,7 +84,7 @@ static void list_bytes(void *arg, const uint8_t *p, size_t n)
 
 /* What a plain `perch bench` (or `all`) runs: a group that makes the run
  * much longer is left for naming. */
-static const bool group_by_default[BENCH_GROUPS] = { true, true, true };
+static const bool group_by_default[BENCH_GROUPS] = { true, true, true, false };
 
 /* The names, in the order `all` runs them, so names are checked against
  * the binary that will run. */
@@ -110,9 +111,12 @@ static int read_names(const char *path, struct bench_set *set, struct error *e)
 static int native_side(const struct bench_dir *d, struct bench_set *set,
                        struct error *e)
 {
-    char *args[BENCH_MAX + 12];
+    char *args[BENCH_MAX + 16], listen[32];
     struct bench_capture c;
-    int a = 0, status;
+    struct error peer_e;
+    int a = 0, status, rc;
+    bool ok;
+    pid_t peer;
 
     args[a++] = (char *)d->exe;
     args[a++] = "--cpu";
@@ -131,16 +135,27 @@ static int native_side(const struct bench_dir *d, struct bench_set *set,
         if (bench_disk_fresh(set, e))
             return -1;
     }
+    if (set->net_port) {
+        snprintf(listen, sizeof(listen), "127.0.0.1:%u", set->net_port);
+        args[a++] = "--net-listen";
+        args[a++] = listen;
+    }
     for (int i = 0; i < set->n; i++)
         if (set->chosen[i])
             args[a++] = set->names[i];
     args[a] = NULL;
     bench_capture_start(&c, set, set->native.r[0], "native run");
     bench_progress(c.progress, "all chosen benchmarks");
-    if (bench_run_program(args, bench_capture_bytes, &c, &status, e))
+    if (bench_net_peer_start(set, d, &peer, e))
         return -1;
+    rc = bench_run_program(args, bench_capture_bytes, &c, &status, e);
     bench_capture_end(&c);
-    if (!WIFEXITED(status) || WEXITSTATUS(status))
+    ok = !rc && WIFEXITED(status) && !WEXITSTATUS(status);
+    if (bench_net_peer_end(peer, ok, &peer_e) && ok)
+        return fail(e, "native run: %s", peer_e.msg);
+    if (rc)
+        return -1;
+    if (!ok)
         return fail(e, "native perchbench failed: %s", c.last);
     set->native.runs = 1;
     return 0;
@@ -149,11 +164,12 @@ static int native_side(const struct bench_dir *d, struct bench_set *set,
 /* ---- the guest side ---------------------------------------------------- */
 
 /* perch run's options for one side, through perch run's own parser: the
- * disk image (first, so it is xvda), the --vs words (if any), then
- * -- /bin/perchbench --marks ... */
+ * disk image (first, so it is xvda), the forwarded port, the --vs words
+ * (if any), then -- /bin/perchbench --marks ... */
 struct guest_config {
-    char *argv[VS_WORDS_MAX + BENCH_MAX + 12];
+    char *argv[VS_WORDS_MAX + BENCH_MAX + 16];
     char words[512];
+    char net[64], listen[32];
     struct options o;
 };
 
@@ -189,6 +205,12 @@ static int guest_config(struct guest_config *g, struct bench_set *set,
         g->argv[argc++] = "--disk";
         g->argv[argc++] = set->disk_image;
     }
+    if (set->net_port) {
+        snprintf(g->net, sizeof(g->net), "user,hostfwd=tcp::%u-:%u",
+                 set->net_port, BENCH_NET_GUEST_PORT);
+        g->argv[argc++] = "--net";
+        g->argv[argc++] = g->net;
+    }
     if (vs && split_vs(g, vs, &argc, e))
         return -1;
     g->argv[argc++] = "--";
@@ -199,6 +221,11 @@ static int guest_config(struct guest_config *g, struct bench_set *set,
     if (set->disk_image[0]) {
         g->argv[argc++] = "--disk";
         g->argv[argc++] = (char *)device;
+    }
+    if (set->net_port) {
+        snprintf(g->listen, sizeof(g->listen), "0.0.0.0:%u", BENCH_NET_GUEST_PORT);
+        g->argv[argc++] = "--net-listen";
+        g->argv[argc++] = g->listen;
     }
     for (int i = 0; i < set->n; i++)
         if (set->chosen[i])
@@ -211,16 +238,17 @@ static int guest_config(struct guest_config *g, struct bench_set *set,
     return 0;
 }
 
-static int guest_run_once(struct bench_set *set, struct bench_side *side,
-                          struct guest_config *g, int number, int total,
-                          struct error *e)
+static int guest_run_once(struct bench_set *set, const struct bench_dir *d,
+                          struct bench_side *side, struct guest_config *g,
+                          int number, int total, struct error *e)
 {
     struct bench_capture c;
     struct launch_io io = { bench_capture_bytes, bench_capture_mark, &c };
-    struct error inner = { "" };
-    const char *missing;
+    struct error inner = { "" }, peer_e;
+    const char *missing = NULL;
     char what[96];
     int status;
+    pid_t peer;
 
     snprintf(what, sizeof(what), "guest run %d/%d (%s)", number, total,
              side->label);
@@ -228,12 +256,18 @@ static int guest_run_once(struct bench_set *set, struct bench_side *side,
         return -1;
     bench_capture_start(&c, set, side->r[side->runs], what);
     bench_progress(what, "booting");
+    if (bench_net_peer_start(set, d, &peer, e))
+        return -1;
     status = launch_with(&g->o, &io, &inner);
     bench_capture_end(&c);
+    if (!status)
+        missing = bench_missing(set, c.res, true);
+    if (bench_net_peer_end(peer, !status && !missing, &peer_e) && !status &&
+        !missing)
+        return fail(e, "%s: %s", what, peer_e.msg);
     if (status != 0)
         return fail(e, "%s: status %d: %s", what, status,
                     inner.msg[0] ? inner.msg : c.last);
-    missing = bench_missing(set, c.res, true);
     if (missing)
         return fail(e, "%s: no result or marks for %s (last line: %s)",
                     what, missing, c.last);
@@ -243,15 +277,16 @@ static int guest_run_once(struct bench_set *set, struct bench_side *side,
 
 /* default, vs, default, vs...: interleaved, so drift on the machine
  * falls on both sides alike. */
-static int guest_sides(struct bench_set *set, struct guest_config *base,
-                       struct guest_config *other, struct error *e)
+static int guest_sides(struct bench_set *set, const struct bench_dir *d,
+                       struct guest_config *base, struct guest_config *other,
+                       struct error *e)
 {
     int per_round = set->vs ? 2 : 1, total = set->rounds * per_round, k = 0;
 
     for (int r = 0; r < set->rounds; r++) {
-        if (guest_run_once(set, &set->base, base, ++k, total, e))
+        if (guest_run_once(set, d, &set->base, base, ++k, total, e))
             return -1;
-        if (set->vs && guest_run_once(set, &set->other, other, ++k, total, e))
+        if (set->vs && guest_run_once(set, d, &set->other, other, ++k, total, e))
             return -1;
     }
     return 0;
@@ -386,7 +421,8 @@ static int prepare(int argc, char **argv, struct bench_set *set,
         return STATUS_USAGE;
     if (check_out_dir(set->out_dir, e) ||
         (bench_any_chosen(set, BENCH_WORK) && bench_dir_busybox(d, e)) ||
-        (bench_any_chosen(set, BENCH_DISK) && bench_disk_create(set, e)))
+        (bench_any_chosen(set, BENCH_DISK) && bench_disk_create(set, e)) ||
+        (bench_any_chosen(set, BENCH_NET) && bench_net_pick_port(set, e)))
         return STATUS_ERROR;
     check_qemu(set);
     return 0;
@@ -397,7 +433,7 @@ static int run_sides(struct bench_set *set, const struct bench_dir *d,
                      struct guest_config *base, struct guest_config *other,
                      struct guest_config *tcg, struct error *e)
 {
-    int rc = native_side(d, set, e) || guest_sides(set, base, other, e) ||
+    int rc = native_side(d, set, e) || guest_sides(set, d, base, other, e) ||
              (set->qemu && bench_qemu_run(set, d, &tcg->o, e));
 
     bench_progress_done();

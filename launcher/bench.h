@@ -7,10 +7,13 @@
  * initramfs under QEMU TCG; then one table, bench.csv and bench.json (and
  * bench.svg with gnuplot) in DIR. The disk group runs on a scratch image
  * in DIR: natively a file, in perch the guest's xvda, under QEMU its vda.
+ * The net group talks TCP with a peer process on the host: natively over
+ * loopback, in perch and QEMU through a port forwarded to the guest.
  *
  * bench.c runs the sides, bench_parse.c reads their output, bench_dir.c
- * makes their files, bench_disk.c the disk group's image, bench_qemu.c
- * runs QEMU, bench_report.c prints and writes the results.
+ * makes their files, bench_disk.c the disk group's image, bench_net.c the
+ * net group's port and peer, bench_qemu.c runs QEMU, bench_report.c prints
+ * and writes the results.
  */
 #ifndef PERCH_BENCH_H
 #define PERCH_BENCH_H
@@ -18,6 +21,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "cli.h"
 #include "error.h"
@@ -26,7 +30,7 @@
 
 #define BENCH_MAX          24     /* benchmarks perchbench may name */
 #define BENCH_NAME_MAX     32     /* as OSC_MARK_NAME_MAX */
-#define BENCH_UNIT_MAX     7      /* "ns", "MB/s", "IOPS" */
+#define BENCH_UNIT_MAX     7      /* "ns", "MB/s", "IOPS", "trips/s" */
 #define BENCH_ROUNDS_MAX   3
 #define BENCH_DEFAULT_OUT  "build/bench-results"
 /* Results of a run: one slot a benchmark, then boot to /init. */
@@ -37,7 +41,7 @@
 #define BENCH_LINE_MAX     512
 
 /* perchbench's groups, as `perchbench list` names them (bench.c). */
-enum bench_group { BENCH_MICRO, BENCH_WORK, BENCH_DISK, BENCH_GROUPS };
+enum bench_group { BENCH_MICRO, BENCH_WORK, BENCH_DISK, BENCH_NET, BENCH_GROUPS };
 extern const char *const bench_group_names[BENCH_GROUPS];
 
 /* One benchmark in one run, as perchbench printed it. */
@@ -76,11 +80,12 @@ struct bench_set {
     char names[BENCH_MAX][BENCH_NAME_MAX + 1];
     enum bench_group group[BENCH_MAX];
     char unit[BENCH_MAX][BENCH_UNIT_MAX + 1];   /* "ns" (per operation; work:
-                                                   per run), "MB/s", "IOPS" */
+                                                   per run), or a rate */
     bool rate[BENCH_MAX];          /* a rate: higher is better */
     bool chosen[BENCH_MAX];
     char disk_image[PATH_MAX];     /* the disk group's; "": none chosen */
     char disk_fs[32];              /* its file system's name, for the table */
+    unsigned net_port;             /* the net group's on 127.0.0.1; 0: none */
     struct bench_side native, base, other, tcg;
 };
 
@@ -180,6 +185,19 @@ int bench_disk_create(struct bench_set *set, struct error *e);
 /* Empty and sparse again: every side starts from the same file. */
 int bench_disk_fresh(const struct bench_set *set, struct error *e);
 void bench_disk_remove(struct bench_set *set);
+
+/* ---- bench_net.c: the net group's port and peer ----------------------- */
+
+/* Where the guest's perchbench listens, forwarded from set->net_port. */
+#define BENCH_NET_GUEST_PORT 5201
+
+int bench_net_pick_port(struct bench_set *set, struct error *e);
+/* The peer for one side's run, started before it (*pid 0: no net group). */
+int bench_net_peer_start(const struct bench_set *set, const struct bench_dir *d,
+                         pid_t *pid, struct error *e);
+/* After the run: if it went well (ok), the peer must have ended well too;
+ * else, or if it lingers, it is killed. Returns 0, or -1 with e saying why. */
+int bench_net_peer_end(pid_t pid, bool ok, struct error *e);
 
 /* ---- bench.c: running a program ------------------------------------- */
 

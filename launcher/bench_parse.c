@@ -35,10 +35,10 @@ void bench_progress_done(void)
 
 /* ---- `perchbench list` -------------------------------------------------- */
 
-const char *const bench_group_names[BENCH_GROUPS] = { "micro", "work", "disk" };
+const char *const bench_group_names[BENCH_GROUPS] = { "micro", "work", "disk", "net" };
 
 /* "ns" is time per operation (lower is better), the others are rates. */
-static const char *const rate_units[] = { "MB/s", "IOPS", NULL };
+static const char *const rate_units[] = { "MB/s", "IOPS", "trips/s", NULL };
 
 int bench_parse_list_line(struct bench_set *set, const char *line,
                           struct error *e)

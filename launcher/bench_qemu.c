@@ -3,8 +3,11 @@
  * itself), perch's initramfs for the same command written to a file, one
  * vCPU, the same memory, the console on the first serial port, so that the
  * same /init and perchbench print the same lines and marks. For the disk
- * group, the same image as a virtio disk, and in the initramfs the kernel
- * package's virtio drivers, which Debian's cloud kernel builds as modules. */
+ * group, the same image as a virtio disk; for the net group, QEMU's own
+ * user networking with the same forwarded port on a virtio network card
+ * (the initramfs's /init brings it up by DHCP, as it does perch's); and
+ * in the initramfs the kernel package's virtio drivers, which Debian's
+ * cloud kernel builds as modules. */
 #include "bench.h"
 
 #include <string.h>
@@ -75,30 +78,51 @@ int bench_qemu_run(struct bench_set *set, const struct bench_dir *d,
 {
     static struct default_guest g;   /* large: four paths */
     static char drive[2 * PATH_MAX + 64];
-    bool disk = set->disk_image[0];
-    char initrd[PATH_MAX], mem[32];
-    char *argv[] = {
+    bool disk = set->disk_image[0], net = set->net_port;
+    char initrd[PATH_MAX], mem[32], netdev[96];
+    char *argv[32] = {
         BENCH_QEMU, "-accel", "tcg", "-m", mem, "-smp", "1", "-nodefaults",
         "-display", "none", "-no-reboot", "-serial", "stdio",
         "-kernel", g.kernel, "-initrd", initrd, "-append", "console=ttyS0",
-        disk ? "-drive" : NULL, drive, NULL,
     };
     struct bench_capture c;
     struct bench_serial s;
-    int status;
+    struct error peer_e;
+    int status, a = 0, rc;
+    pid_t peer;
 
     if (default_guest_open(&g, e) || default_guest_kernel(&g, e) ||
-        write_initrd(d, o, disk ? &default_guest_virtio_modules : NULL,
+        write_initrd(d, o, disk || net ? &default_guest_virtio_modules : NULL,
                      initrd, e) ||
         (disk && (bench_qemu_drive(set->disk_image, drive, sizeof(drive), e) ||
                   bench_disk_fresh(set, e))))
         return -1;
     snprintf(mem, sizeof(mem), "%lu", (unsigned long)o->mem_mib);
+    /* The forwarded port as perch's --net user forwards it: on 127.0.0.1. */
+    snprintf(netdev, sizeof(netdev), "user,id=n0,hostfwd=tcp:127.0.0.1:%u-:%u",
+             set->net_port, BENCH_NET_GUEST_PORT);
+    while (argv[a])
+        a++;
+    if (disk) {
+        argv[a++] = "-drive";
+        argv[a++] = drive;
+    }
+    if (net) {
+        argv[a++] = "-netdev";
+        argv[a++] = netdev;
+        argv[a++] = "-device";
+        argv[a++] = "virtio-net-pci,netdev=n0";
+    }
     bench_capture_start(&c, set, set->tcg.r[0], "TCG run");
     bench_serial_start(&s, &c);
     bench_progress(c.progress, "booting");
-    if (bench_run_program(argv, bench_serial_bytes, &s, &status, e))
+    if (bench_net_peer_start(set, d, &peer, e))
         return -1;
+    rc = bench_run_program(argv, bench_serial_bytes, &s, &status, e);
     bench_serial_end(&s);
-    return check_run(set, &s, status, e);
+    if (!rc)
+        rc = check_run(set, &s, status, e);
+    if (bench_net_peer_end(peer, !rc, &peer_e) && !rc)
+        return fail(e, "TCG run: %s", peer_e.msg);
+    return rc;
 }

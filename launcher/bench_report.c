@@ -126,7 +126,7 @@ static struct shown shown_as(const struct bench_set *set, int k)
     if (k == BENCH_BOOT || (!set->rate[k] && set->group[k] == BENCH_WORK))
         return (struct shown){ NS_PER_MS, 1 };
     if (set->rate[k] && !strcmp(set->unit[k], "MB/s"))
-        return (struct shown){ 1, 1 };
+        return (struct shown){ 1, 1 };   /* IOPS, trips/s: whole */
     return (struct shown){ 1, 0 };
 }
 
@@ -230,14 +230,22 @@ static void rows_of(FILE *out, const struct bench_set *set, enum bench_group g)
             row(out, set, k, set->names[k]);
 }
 
+/* The first line above a group of rates: what its figures are and which
+ * way is better. */
+static void rates_note(FILE *out, const struct bench_set *set,
+                       const char *group, const char *units, const char *per)
+{
+    fprintf(out, "%s: %s, median (min - max) of %s, HIGHER is better: ratios "
+                 "are of throughput (guest/nat 0.50x: half the host's%s); "
+                 "counts per %s\n", group, units,
+            set->quick ? "1 pass" : "3 passes",
+            set->qemu ? "; guest/TCG above 1x: ahead of TCG" : "", per);
+}
+
 /* What the disk rows measure, side by side: not the same road to the disk. */
 static void disk_note(FILE *out, const struct bench_set *set)
 {
-    fprintf(out, "disk: MB/s (10^6 bytes a second) or IOPS, median (min - max) "
-                 "of %s, HIGHER is better: ratios are of throughput "
-                 "(guest/nat 0.50x: half the host's%s); counts per request\n",
-            set->quick ? "1 pass" : "3 passes",
-            set->qemu ? "; guest/TCG above 1x: ahead of TCG" : "");
+    rates_note(out, set, "disk", "MB/s (10^6 bytes a second) or IOPS", "request");
     fprintf(out, "disk: native = O_DIRECT on %s (%s, a fresh sparse %d MiB "
                  "file each side); guest = the same file as xvda, perch's "
                  "back end reading and writing it with io_uring WITHOUT "
@@ -248,12 +256,26 @@ static void disk_note(FILE *out, const struct bench_set *set)
             "too)" : "");
 }
 
+/* And the net rows: whose TCP stack and which forwarder carry the bytes. */
+static void net_note(FILE *out, const struct bench_set *set)
+{
+    rates_note(out, set, "net", "MB/s (10^6 bytes a second) or round trips a "
+               "second", "64 KiB or round trip");
+    fprintf(out, "net: native = TCP over loopback between perchbench and its "
+                 "peer, two processes; guest = the guest's TCP through perch's "
+                 "--net user (libslirp) to the peer on the host, port %u "
+                 "forwarded to the guest's %u%s\n", set->net_port,
+            BENCH_NET_GUEST_PORT, set->qemu ? "; TCG = the same through QEMU's "
+            "-netdev user (libslirp too) and a virtio-net card" : "");
+}
+
 void bench_print_table(FILE *out, const struct bench_set *set)
 {
     fprintf(out, "perch bench%s: ns per operation%s, median (min - max)%s; "
                  "per operation in the guest: Switcher visits, exits to the "
                  "Launcher, Host hypercalls\n", set->quick ? " --quick" : "",
-            bench_any_chosen(set, BENCH_DISK) ? " (disk: rates, below)" : "",
+            bench_any_chosen(set, BENCH_DISK) || bench_any_chosen(set, BENCH_NET)
+                ? " (disk, net: rates, below)" : "",
             set->vs ? ", guest: median of the rounds" : "");
     if (set->vs)
         fprintf(out, "default = perch's defaults, vs = %s (%d rounds, "
@@ -267,10 +289,14 @@ void bench_print_table(FILE *out, const struct bench_set *set)
                  "run; boot: from start to /init's first output\n");
     rows_of(out, set, BENCH_WORK);
     row(out, set, BENCH_BOOT, "boot");
-    if (!bench_any_chosen(set, BENCH_DISK))
-        return;
-    disk_note(out, set);
-    rows_of(out, set, BENCH_DISK);
+    if (bench_any_chosen(set, BENCH_DISK)) {
+        disk_note(out, set);
+        rows_of(out, set, BENCH_DISK);
+    }
+    if (bench_any_chosen(set, BENCH_NET)) {
+        net_note(out, set);
+        rows_of(out, set, BENCH_NET);
+    }
 }
 
 /* ---- bench.csv ----------------------------------------------------------- */

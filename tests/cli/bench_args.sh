@@ -80,3 +80,37 @@ if "$PB" list | awk '$2 == "disk" { n++ } END { exit n != 3 }' &&
 else
     fail perchbench_list_disk_units "$("$PB" list | grep disk)"
 fi
+
+# The net group's side: --net-listen is needed and must be A.B.C.D:PORT; a
+# peer asked for more than a benchmark moves, or for what it does not
+# know, stops with one line (the benchmark may be a guest's).
+pb perchbench_net_without_listen 2 "nettx needs --net-listen A.B.C.D:PORT" --quick nettx
+pb perchbench_net_listen_bad 2 "--net-listen 127.0.0.1 is not A.B.C.D:PORT" \
+    --quick --net-listen 127.0.0.1 netrr
+pb perchbench_netpeer_bad_address 1 "netpeer: localhost:80 is not A.B.C.D:PORT" \
+    netpeer localhost:80
+# fake_bench COMMAND: a listener on 127.0.0.1 that greets the peer as
+# perchbench does and sends COMMAND; prints its port, then waits.
+fake_bench() {
+    rm -f "$TMP/fake_port"
+    python3 -c '
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1); s.settimeout(20)
+print(s.getsockname()[1], flush=True)
+try:
+    c, _ = s.accept(); c.settimeout(20)
+    c.sendall(b"perchbench-net\n" + sys.argv[1].encode() + b"\n")
+    while c.recv(65536): pass
+except OSError: pass' "$1" >"$TMP/fake_port.new" &
+    fake=$!
+    for _ in $(seq 50); do [ -s "$TMP/fake_port.new" ] && break; sleep 0.1; done
+    mv "$TMP/fake_port.new" "$TMP/fake_port"
+}
+fake_bench "R 999999999999"
+pb perchbench_netpeer_too_much 1 "netpeer: an unknown command from the benchmark: 'R 999999999999'" \
+    netpeer "127.0.0.1:$(cat "$TMP/fake_port")"
+wait $fake
+fake_bench "X"
+pb perchbench_netpeer_unknown 1 "an unknown command from the benchmark: 'X'" \
+    netpeer "127.0.0.1:$(cat "$TMP/fake_port")"
+wait $fake

@@ -1,13 +1,15 @@
 # `perch bench --quick`: perchbench natively and in the default guest. Every
 # micro-benchmark, one workload (the cheapest: a whole work run of each
-# takes minutes in a guest) and the disk group (on a scratch image in DIR,
-# the guest's xvda) get a table row with numbers in every column, as does
-# boot; bench.csv and bench.json parse, the disk rows with their units and
-# rates above zero, and the image is gone after; bad requests end in one
-# line and a non-zero status. Run with --qemu but a PATH without QEMU (a
-# note, the other columns); then, if QEMU is installed, one benchmark and
-# the disk group with --qemu (virtio-blk, its modules in the initramfs),
-# whose table has the TCG column. No figure is judged: only that it came.
+# takes minutes in a guest), the disk group (on a scratch image in DIR,
+# the guest's xvda) and the net group (TCP with a peer on the host, through
+# --net user's forwarded port) get a table row with numbers in every
+# column, as does boot; bench.csv and bench.json parse, the disk and net
+# rows with their units and rates above zero, and the image is gone after;
+# bad requests end in one line and a non-zero status. Run with --qemu but a
+# PATH without QEMU (a note, the other columns); then, if QEMU is
+# installed, one benchmark and the disk and net groups with --qemu
+# (virtio-blk and virtio-net, their modules in the initramfs), whose table
+# has the TCG column. No figure is judged: only that it came.
 . tests/lib.sh
 
 # No qemu-system-x86_64 in this PATH; gnuplot, if installed, for bench.svg.
@@ -18,7 +20,7 @@ gnuplot=$(command -v gnuplot)
 out="$TMP/results"
 micro=$(build/bench/perchbench list | awk '$2 == "micro" { print $1 }')
 timeout 300 env PATH="$TMP/path" "$PERCH" bench --quick --qemu --out "$out" \
-    $micro sharith disk >"$TMP/bench.out" 2>"$TMP/bench.err" </dev/null
+    $micro sharith disk net >"$TMP/bench.out" 2>"$TMP/bench.err" </dev/null
 status=$?
 expect_status bench 0
 
@@ -42,6 +44,15 @@ mbs="[0-9]+\.[0-9] \([0-9]+\.[0-9] - [0-9]+\.[0-9]\)"
 row diskseqwrite "^diskseqwrite +$mbs +$mbs +${num}x +$num +$num +$num\$" bench
 row diskseqread "^diskseqread +$mbs +$mbs +${num}x +$num +$num +$num\$" bench
 row diskrand "^diskrand +$ns +$ns +${num}x +$num +$num +$num\$" bench
+row nettx "^nettx +$mbs +$mbs +${num}x +$num +$num +$num\$" bench
+row netrx "^netrx +$mbs +$mbs +${num}x +$num +$num +$num\$" bench
+row netrr "^netrr +$ns +$ns +${num}x +$num +$num +$num\$" bench
+if grep -Eq "^net: native = TCP over loopback.* port [0-9]+ forwarded to the guest's 5201" \
+        "$TMP/bench.out"; then
+    pass bench/net_note
+else
+    fail bench/net_note "$(grep '^net' "$TMP/bench.out" | head -c 600)"
+fi
 if grep -q '^disk: MB/s .*HIGHER is better' "$TMP/bench.out" &&
    grep -Eq "^disk: native = O_DIRECT on $out/perch-bench-disk.img \(" "$TMP/bench.out"; then
     pass bench/disk_note
@@ -64,12 +75,13 @@ if python3 - "$out/bench.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert rows, "no rows"
-assert {r["group"] for r in rows} == {"micro", "work", "disk", "boot"}, rows
+assert {r["group"] for r in rows} == {"micro", "work", "disk", "net", "boot"}, rows
 units = {r["benchmark"]: r["unit"] for r in rows}
-assert units["diskseqwrite"] == units["diskseqread"] == "MB/s", units
-assert units["diskrand"] == "IOPS" and units["syscall"] == units["boot"] == "ns", units
+assert units["diskseqwrite"] == units["diskseqread"] == units["nettx"] == "MB/s", units
+assert units["diskrand"] == "IOPS" and units["netrr"] == "trips/s", units
+assert units["syscall"] == units["boot"] == "ns", units
 for r in rows:
-    if r["group"] == "disk":
+    if r["group"] in ("disk", "net"):
         assert float(r["native_median"]) > 0 and float(r["guest_median"]) > 0, r
     for k, v in r.items():
         if k in ("benchmark", "group", "unit"):
@@ -102,7 +114,7 @@ fi
 
 # Under QEMU TCG too: three time columns, guest/TCG, and TCG's boot.
 if command -v qemu-system-x86_64 >/dev/null; then
-    timeout 300 "$PERCH" bench --quick --qemu --out "$TMP/qemu" syscall disk \
+    timeout 300 "$PERCH" bench --quick --qemu --out "$TMP/qemu" syscall disk net \
         >"$TMP/qemu.out" 2>"$TMP/qemu.err" </dev/null
     status=$?
     expect_status qemu 0
@@ -110,13 +122,16 @@ if command -v qemu-system-x86_64 >/dev/null; then
     row boot "^boot +- +$ms +$ms +- +${num}x +- +- +-\$" qemu
     row diskseqread "^diskseqread +$mbs +$mbs +$mbs +${num}x +${num}x +$num +$num +$num\$" qemu
     row diskrand "^diskrand +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num\$" qemu
+    row netrx "^netrx +$mbs +$mbs +$mbs +${num}x +${num}x +$num +$num +$num\$" qemu
+    row netrr "^netrr +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num\$" qemu
     if grep -Eq '^benchmark +native +guest +TCG +guest/nat +guest/TCG ' "$TMP/qemu.out" &&
        python3 -c '
 import json, sys
 d = {b["name"]: b for b in json.load(open(sys.argv[1]))["benchmarks"]}
 assert d["syscall"]["tcg"]["median"] > 0 and not d["syscall"]["higher_is_better"]
 assert d["diskrand"]["tcg"]["median"] > 0 and d["diskrand"]["higher_is_better"]
-assert d["diskseqwrite"]["unit"] == "MB/s"' "$TMP/qemu/bench.json"; then
+assert d["diskseqwrite"]["unit"] == "MB/s"
+assert d["netrr"]["tcg"]["median"] > 0 and d["netrr"]["unit"] == "trips/s"' "$TMP/qemu/bench.json"; then
         pass qemu/tcg_column
     else
         fail qemu/tcg_column "$(head -c 600 "$TMP/qemu.out")"

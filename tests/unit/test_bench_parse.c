@@ -152,8 +152,9 @@ static void missing_names_the_first_gap(void)
 
 /* ---- `perchbench list` -------------------------------------------------- */
 
-/* Each line gives a name, its group and its unit: ns is a time, MB/s and
- * IOPS are rates (higher is better); the words after are for people. */
+/* Each line gives a name, its group and its unit: ns is a time, MB/s,
+ * IOPS and trips/s are rates (higher is better); the words after are for
+ * people. */
 static void list_lines_name_group_and_unit(void)
 {
     struct error e = { "" };
@@ -165,7 +166,9 @@ static void list_lines_name_group_and_unit(void)
     CHECK(bench_parse_list_line(&set, "diskseqread  disk   MB/s  Sequential "
                                 "O_DIRECT read", &e) == 0);
     CHECK(bench_parse_list_line(&set, "diskrand disk IOPS Random reads", &e) == 0);
-    CHECK(set.n == 4);
+    CHECK(bench_parse_list_line(&set, "netrr net trips/s TCP round trips", &e) == 0);
+    CHECK(set.n == 5);
+    CHECK(set.group[4] == BENCH_NET && set.rate[4] && !strcmp(set.unit[4], "trips/s"));
     CHECK(!strcmp(set.names[0], "pipe") && set.group[0] == BENCH_MICRO &&
           !set.rate[0] && !strcmp(set.unit[0], "ns"));
     CHECK(set.group[1] == BENCH_WORK && !set.rate[1]);
