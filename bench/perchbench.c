@@ -13,7 +13,10 @@
  *   syscall    one null system call
  *   thrash     lguest's page-table thrash, per round
  *
- * and the work group of real workloads, timed shell scripts (work.c).
+ * the work group of real workloads, timed shell scripts (work.c), the
+ * disk group, O_DIRECT throughput and IOPS on the device --disk names
+ * (disk.c), and the net group, TCP throughput and round trips with a peer
+ * process on the host (net.c).
  *
  * Method (virtbench's): a benchmark runs a batch of N operations as one
  * timed interval (CLOCK_MONOTONIC, read twice); N grows until a batch takes
@@ -25,9 +28,10 @@
  *
  * Output: a few '#' lines for people, then one line per benchmark,
  *   perchbench NAME MEDIAN MIN MAX samples S batch B ops N
- * (ns per operation, rounded; B operations per sample; N operations run
- * between the begin and end marks in all, batch sizing included, so that
- * perch can divide its counters exactly), then the results
+ * (ns per operation, rounded; for the disk and net groups MB/s, IOPS or
+ * trips/s instead, as `list` says; B operations per sample; N operations run between the begin
+ * and end marks in all, batch sizing included, so that perch can divide
+ * its counters exactly), then the results
  * again in virtbench's words ("Time for ...: MEDIAN (MIN - MAX)").
  * With --marks, each benchmark is bracketed on stdout by
  * "\033]perch-mark;NAME;begin\007" and "\033]perch-mark;NAME;end\007", which
@@ -42,7 +46,10 @@
  *
  * The micro-benchmarks need no files: they use anonymous memory and
  * pipes. `exec` runs /proc/self/exe, or argv[0] through PATH when /proc is
- * not mounted. The work group needs busybox in --bin and room in --tmp.
+ * not mounted. The work group needs busybox in --bin and room in --tmp;
+ * the disk group a device or file of 256 MiB or more in --disk, which it
+ * overwrites, and the net group a peer connecting to --net-listen (so `all`
+ * leaves them out: they run when named).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -70,7 +77,7 @@
 #define QUICK_MIN_MS     1
 #define WORK_SAMPLES     3       /* runs of a workload: seconds each */
 #define WORK_QUICK_SAMPLES 1
-#define MAX_BENCHES      32      /* micro and work together */
+#define MAX_BENCHES      32      /* every group together */
 #define EXEC_ARG         "nop"   /* the trivial subcommand `exec` runs */
 
 #define THRASH_PROCS     5
@@ -117,7 +124,7 @@ void die(const char *fmt, ...)
 
 /* ---- small helpers shared by the benchmarks ---------------------------- */
 
-static void write_all(int fd, const void *buf, size_t len)
+void write_all(int fd, const void *buf, size_t len)
 {
     const char *p = buf;
 
@@ -135,8 +142,7 @@ static void write_all(int fd, const void *buf, size_t len)
     }
 }
 
-/* Read exactly len bytes; false at end of file (the other side is gone). */
-static bool read_all(int fd, void *buf, size_t len)
+bool read_all(int fd, void *buf, size_t len)
 {
     char *p = buf;
 
@@ -238,6 +244,14 @@ static void touch_pages(volatile char *p, long n, char value)
 {
     for (long i = 0; i < n; i++)
         p[i * page_size] = value;
+}
+
+void sleep_ms(int ms)
+{
+    struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000L };
+
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
 }
 
 /* ---- timing: the one place that reads the clock ------------------------ */
@@ -558,7 +572,7 @@ static int bench_thrash(long rounds, uint64_t *ns)
 /* ---- the table of benchmarks, in the order `all` runs them ------------- */
 
 #define MICRO(name, what, run, max_batch) \
-    { name, "micro", what, run, max_batch, NULL, NULL }
+    { name, "micro", what, "ns", run, max_batch, NULL, NULL, NULL }
 
 static const struct bench benches[] = {
     MICRO("pipe",      "Time for one context switch via pipe", bench_pipe, 0),
@@ -572,13 +586,26 @@ static const struct bench benches[] = {
 };
 #define NBENCH ((int)(sizeof(benches) / sizeof(benches[0])))
 
-/* Benchmark i of all: the micro-benchmarks, then the work group. NULL past
- * the end. */
+/* Benchmark i of `list`: the micro-benchmarks, the work, disk and net
+ * groups. NULL past the end. */
 static const struct bench *bench_at(int i)
 {
     if (i < NBENCH)
         return &benches[i];
-    return i < NBENCH + work_count ? &work_benches[i - NBENCH] : NULL;
+    i -= NBENCH;
+    if (i < work_count)
+        return &work_benches[i];
+    i -= work_count;
+    if (i < disk_count)
+        return &disk_benches[i];
+    i -= disk_count;
+    return i < net_count ? &net_benches[i] : NULL;
+}
+
+/* A result in a rate (MB/s, IOPS) rather than in ns per operation. */
+static bool is_rate(const struct bench *b)
+{
+    return strcmp(b->unit, "ns") != 0;
 }
 
 /* ---- the driver: batch sizing, samples, statistics, output ------------- */
@@ -675,7 +702,9 @@ void report_result(const struct bench *b, double *per_op, int samples,
     res->max = per_op[samples - 1];
     res->median = samples % 2 ? per_op[samples / 2]
         : (per_op[samples / 2 - 1] + per_op[samples / 2]) / 2;
-    printf("perchbench %s %.0f %.0f %.0f samples %d batch %ld ops %ld\n",
+    /* Rates to a tenth: TCG's may be a few MB/s. */
+    printf(is_rate(b) ? "perchbench %s %.1f %.1f %.1f samples %d batch %ld ops %ld\n"
+                      : "perchbench %s %.0f %.0f %.0f samples %d batch %ld ops %ld\n",
            b->name, res->median, res->min, res->max, res->samples, res->batch,
            res->ops);
     fflush(stdout);
@@ -696,16 +725,22 @@ static void print_header(uint64_t overhead)
            opt.cpu >= 0 ? "pinned to one CPU"
            : cpus > 1 ? "not pinned (pipe depends on placement; --cpu N)" : "one CPU",
            (unsigned long long)overhead);
-    printf("# perchbench NAME MEDIAN MIN MAX samples S batch B ops N\n");
+    printf("# perchbench NAME MEDIAN MIN MAX samples S batch B ops N"
+           " (disk, net: rates, of %d passes)\n", opt.work_samples);
     fflush(stdout);
 }
 
 static void print_summary(const bool *chosen, const struct result *res)
 {
     for (int i = 0; bench_at(i); i++) {
-        if (chosen[i])
-            printf("# %s: %.0f (%.0f - %.0f)\n", bench_at(i)->what,
-                   res[i].median, res[i].min, res[i].max);
+        const struct bench *b = bench_at(i);
+
+        if (chosen[i] && is_rate(b))
+            printf("# %s: %.1f %s (%.1f - %.1f)\n", b->what, res[i].median,
+                   b->unit, res[i].min, res[i].max);
+        else if (chosen[i])
+            printf("# %s: %.0f (%.0f - %.0f)\n", b->what, res[i].median,
+                   res[i].min, res[i].max);
     }
     fflush(stdout);
 }
@@ -715,10 +750,13 @@ static void print_summary(const bool *chosen, const struct result *res)
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: perchbench [OPTIONS] all|micro|work|list|BENCHMARK...\n"
-        "  all             run every benchmark, in the order of `list`\n"
-        "  micro, work     run every benchmark of that group\n"
-        "  list            name the benchmarks: NAME GROUP WHAT\n"
+        "usage: perchbench [OPTIONS] all|micro|work|disk|net|list|BENCHMARK...\n"
+        "       perchbench netpeer A.B.C.D:PORT\n"
+        "  all             run the micro and work groups, in the order of `list`\n"
+        "  micro, work, disk, net  run every benchmark of that group\n"
+        "  list            name the benchmarks: NAME GROUP UNIT WHAT\n"
+        "  netpeer         the net group's other end: connect to a perchbench\n"
+        "                  listening there (again until it answers) and serve it\n"
         "  --quick         smoke run: small batches (>= 1 ms), 3 samples,\n"
         "                  one run of each workload\n"
         "  --samples N     samples per benchmark (default 7, max %d; workloads:\n"
@@ -729,9 +767,14 @@ static void usage(FILE *f)
         "  --bin DIR       the workloads' busybox: DIR/sh, DIR/true, applets\n"
         "                  (default /bin)\n"
         "  --tmp DIR       where the workloads write, 40 MiB at most (default /tmp)\n"
+        "  --disk PATH     the disk group's block device or file, 256 MiB or\n"
+        "                  more (16 MiB with --quick): it is OVERWRITTEN\n"
+        "  --net-listen A.B.C.D:PORT  where the net group waits for its netpeer\n"
         "Prints ns per operation: perchbench NAME MEDIAN MIN MAX samples S batch B ops N\n"
         "(N: operations run between the marks, batch sizing included; for a\n"
-        "workload one operation is one run)\n",
+        "workload one operation is one run; the disk and net groups give MB/s,\n"
+        "IOPS or trips/s instead, one operation being one request, 64 KiB or\n"
+        "round trip)\n",
         MAX_SAMPLES);
 }
 
@@ -759,23 +802,26 @@ static int number_arg(char **argv, int *i, int lo, int hi)
     return (int)v;
 }
 
-static const char *dir_arg(char **argv, int *i)
+/* The value after option argv[*i] (a folder, a device); *i moves past it.
+ * missing says what is wrong without one. */
+static const char *value_arg(char **argv, int *i, const char *missing)
 {
     if (!argv[*i + 1] || !argv[*i + 1][0])
-        bad_usage("%s needs a folder", argv[*i]);
+        bad_usage(missing, argv[*i]);
     return argv[++*i];
 }
 
-/* Choose the benchmark called name, or each of group name ("all": every
- * one). Returns how many were chosen. */
+/* Choose the benchmark called name, or each of group name ("all": the
+ * groups that need no device). Returns how many were chosen. */
 static int choose(const char *name, bool *chosen)
 {
     int n = 0;
 
     for (int i = 0; bench_at(i); i++) {
         const struct bench *b = bench_at(i);
+        bool needs_nothing = !strcmp(b->group, "micro") || !strcmp(b->group, "work");
 
-        if (!strcmp(name, "all") || !strcmp(name, b->name) ||
+        if ((!strcmp(name, "all") && needs_nothing) || !strcmp(name, b->name) ||
             !strcmp(name, b->group)) {
             chosen[i] = true;
             n++;
@@ -794,6 +840,10 @@ int main(int argc, char **argv)
     /* What `exec` runs: leave before doing anything else. */
     if (argc == 2 && strcmp(argv[1], EXEC_ARG) == 0)
         return 0;
+    if (argc == 3 && strcmp(argv[1], "netpeer") == 0) {
+        signal(SIGPIPE, SIG_IGN);
+        return net_peer(argv[2]);
+    }
 
     argv0 = argv[0] ? argv[0] : "perchbench";
     if (NBENCH + work_count > MAX_BENCHES)
@@ -812,9 +862,15 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--cpu") == 0) {
             opt.cpu = number_arg(argv, &i, 0, CPU_SETSIZE - 1);
         } else if (strcmp(a, "--bin") == 0) {
-            opt.bin = dir_arg(argv, &i);
+            opt.bin = value_arg(argv, &i, "%s needs a folder");
         } else if (strcmp(a, "--tmp") == 0) {
-            opt.tmp = dir_arg(argv, &i);
+            opt.tmp = value_arg(argv, &i, "%s needs a folder");
+        } else if (strcmp(a, "--disk") == 0) {
+            opt.disk = value_arg(argv, &i, "%s needs a device or file");
+        } else if (strcmp(a, "--net-listen") == 0) {
+            opt.net_listen = value_arg(argv, &i, "%s needs A.B.C.D:PORT");
+            if (!net_addr_ok(opt.net_listen))
+                bad_usage("--net-listen %s is not A.B.C.D:PORT", opt.net_listen);
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
@@ -830,13 +886,19 @@ int main(int argc, char **argv)
     }
     if (list) {
         for (int j = 0; bench_at(j); j++)
-            printf("%-10s %-6s %s\n", bench_at(j)->name, bench_at(j)->group,
-                   bench_at(j)->what);
+            printf("%-12s %-6s %-7s %s\n", bench_at(j)->name, bench_at(j)->group,
+                   bench_at(j)->unit, bench_at(j)->what);
         return 0;
     }
     if (!any) {
         usage(stderr);
         return 2;
+    }
+    for (int j = 0; bench_at(j); j++) {
+        if (chosen[j] && !opt.disk && !strcmp(bench_at(j)->group, "disk"))
+            bad_usage("%s needs --disk PATH", bench_at(j)->name);
+        if (chosen[j] && !opt.net_listen && !strcmp(bench_at(j)->group, "net"))
+            bad_usage("%s needs --net-listen A.B.C.D:PORT", bench_at(j)->name);
     }
     opt.work_samples = opt.samples ? opt.samples
                      : opt.quick ? WORK_QUICK_SAMPLES : WORK_SAMPLES;
@@ -859,11 +921,16 @@ int main(int argc, char **argv)
             die("cannot pin to CPU %d: %s", opt.cpu, strerror(errno));
     }
 
+    for (int j = 0; bench_at(j) && opt.net_listen; j++)
+        if (chosen[j] && !strcmp(bench_at(j)->group, "net")) {
+            net_listen(opt.net_listen);
+            break;
+        }
     overhead = timer_overhead();
     print_header(overhead);
     for (int j = 0; bench_at(j); j++) {
-        if (chosen[j] && bench_at(j)->script)
-            run_work(bench_at(j), &res[j]);
+        if (chosen[j] && bench_at(j)->drive)
+            bench_at(j)->drive(bench_at(j), &res[j]);
         else if (chosen[j])
             run_bench(bench_at(j), overhead, &res[j]);
     }

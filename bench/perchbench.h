@@ -1,5 +1,6 @@
-/* What perchbench's two parts share: the driver and micro-benchmarks
- * (perchbench.c) and the work group of timed shell workloads (work.c). */
+/* What perchbench's parts share: the driver and micro-benchmarks
+ * (perchbench.c), the work group of timed shell workloads (work.c), the
+ * disk group of O_DIRECT I/O (disk.c) and the net group of TCP (net.c). */
 #ifndef PERCHBENCH_H
 #define PERCHBENCH_H
 
@@ -9,12 +10,20 @@
 
 #define MAX_SAMPLES 1001
 
+struct result;
+
 struct bench {
     const char *name;
-    const char *group;      /* "micro" or "work": perch bench selects by it */
+    const char *group;      /* "micro", "work", "disk", "net": perch bench
+                               selects by it */
     const char *what;       /* virtbench's words */
+    const char *unit;       /* of the result line's numbers: "ns" (per
+                               operation), "MB/s", "IOPS", "trips/s" (rates) */
     int (*run)(long n, uint64_t *ns);   /* micro: n operations, timed */
     long max_batch;         /* memory bound; 0: none */
+    /* work, disk, net: the benchmark's own driver, marks and result line
+     * included */
+    void (*drive)(const struct bench *b, struct result *res);
     const char *setup;      /* work: shell script run once, untimed */
     const char *script;     /* work: the timed shell script, once a sample */
 };
@@ -28,25 +37,32 @@ struct result {
 
 extern struct options {
     int samples;        /* 0: the default for the mode */
-    int work_samples;   /* runs of each workload */
+    int work_samples;   /* runs of each workload, passes of each disk and
+                           net benchmark */
     int min_ms;         /* 0: the default for the mode */
     bool quick;
     bool marks;
     int cpu;            /* -1: no pinning */
     const char *bin;    /* the workloads' sh, true and busybox applets */
     const char *tmp;    /* where the workloads write their files */
+    const char *disk;   /* the disk group's device or file; NULL: none */
+    const char *net_listen;   /* the net group's A.B.C.D:PORT; NULL: none */
 } opt;
 
 extern const char *current;      /* the benchmark running, for messages */
 
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 uint64_t now_ns(void);
+void sleep_ms(int ms);
 pid_t start_child(void);
 void reap(pid_t pid, const char *who);
 void mark(const char *name, const char *what);
+void write_all(int fd, const void *buf, size_t len);
+/* Exactly len bytes; false at end of file (the other side is gone). */
+bool read_all(int fd, void *buf, size_t len);
 
-/* Sort the samples' ns per operation, fill res and print the result line
- * (the one format perch parses, for both groups). */
+/* Sort the samples (ns per operation, or a rate in b's unit), fill res and
+ * print the result line (the one format perch parses, for every group). */
 void report_result(const struct bench *b, double *per_op, int samples,
                    long batch, long ops, struct result *res);
 
@@ -54,5 +70,18 @@ void report_result(const struct bench *b, double *per_op, int samples,
 extern const struct bench work_benches[];
 extern const int work_count;
 void run_work(const struct bench *b, struct result *res);
+
+/* disk.c: the disk group, in the order `list` names them. */
+extern const struct bench disk_benches[];
+extern const int disk_count;
+
+/* net.c: the net group; listening on --net-listen (before the first
+ * benchmark, so a peer that comes early waits in the backlog); the peer,
+ * `perchbench netpeer A.B.C.D:PORT`, whose exit status main returns. */
+extern const struct bench net_benches[];
+extern const int net_count;
+bool net_addr_ok(const char *text);
+void net_listen(const char *where);
+int net_peer(const char *where);
 
 #endif

@@ -26,6 +26,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +43,7 @@
 #include <unistd.h>
 
 #define MODULES_DIR "/lib/modules"
+#define MODULES_MAX 16
 #define SHELL "/bin/sh"
 #define PATH_VALUE "/bin:/sbin:/usr/bin:/usr/sbin"
 #define CMD_FILE_MAX (1 << 20)
@@ -281,27 +283,53 @@ static void run_command(void)
         report_exit(exit_code(status));
 }
 
-/* Every .ko in /lib/modules, in no order (none needs another). The kernel
- * checks each is built for it; a driver already built in says EEXIST. */
+/* One module into the kernel: 0, or the errno why not (EEXIST, a driver
+ * built in, counts as in). The kernel checks it is built for it. */
+static int load_module(int dir, const char *name)
+{
+    int fd = openat(dir, name, O_RDONLY | O_CLOEXEC), err = 0;
+
+    if (fd < 0)
+        return errno;
+    if (syscall(SYS_finit_module, fd, "", 0) < 0 && errno != EEXIST)
+        err = errno;
+    close(fd);
+    return err;
+}
+
+/* Every .ko in /lib/modules. Some need others (QEMU's virtio_blk needs
+ * virtio, for `perch bench --qemu`) and readdir keeps no order, so a module
+ * whose symbols are not in yet (ENOENT) is tried again after the others,
+ * round after round while a round loads something. */
 static void load_modules(void)
 {
     DIR *d = opendir(MODULES_DIR);
+    char names[MODULES_MAX][NAME_MAX + 1];
+    int n = 0, left, before, err[MODULES_MAX];
     struct dirent *de;
 
     if (!d)
         return;   /* a user's own kernel: no modules */
-    while ((de = readdir(d))) {
-        size_t n = strlen(de->d_name);
-        int fd;
+    while ((de = readdir(d)) && n < MODULES_MAX) {
+        size_t len = strlen(de->d_name);
 
-        if (n < 4 || strcmp(de->d_name + n - 3, ".ko"))
-            continue;
-        fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || (syscall(SYS_finit_module, fd, "", 0) < 0 && errno != EEXIST))
-            say("cannot load %s/%s: %s", MODULES_DIR, de->d_name, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+        if (len >= 4 && !strcmp(de->d_name + len - 3, ".ko"))
+            snprintf(names[n++], sizeof(names[0]), "%s", de->d_name);
     }
+    for (left = n, before = n + 1; left && left < before;) {
+        before = left;
+        for (int i = 0; i < n; i++) {
+            if (!names[i][0] || (err[i] = load_module(dirfd(d), names[i])) == ENOENT)
+                continue;
+            if (err[i])
+                say("cannot load %s/%s: %s", MODULES_DIR, names[i], strerror(err[i]));
+            names[i][0] = '\0';
+            left--;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (names[i][0])
+            say("cannot load %s/%s: %s", MODULES_DIR, names[i], strerror(err[i]));
     closedir(d);
 }
 

@@ -3,8 +3,10 @@
  * The order: check the command line, write the embedded binary into a
  * temporary folder, ask it for its benchmark names (so names are checked
  * against the binary that will run), check DIR, busybox (for the work
- * group) and QEMU, run it natively, then the guest runs (default, vs,
- * default, vs, ... when --vs), then QEMU's run, then the report.
+ * group), the disk image (for the disk group), a port (for the net group)
+ * and QEMU, run it natively,
+ * then the guest runs (default, vs, default, vs, ... when --vs), then
+ * QEMU's run, then the report.
  */
 #include "bench.h"
 
@@ -80,53 +82,63 @@ static void list_bytes(void *arg, const uint8_t *p, size_t n)
     l->text[l->len] = '\0';
 }
 
-/* "NAME GROUP WHAT" lines: the names, in the order `all` runs them, so
- * names are checked against the binary that will run. */
+/* What a plain `perch bench` (or `all`) runs: a group that makes the run
+ * much longer is left for naming. */
+static const bool group_by_default[BENCH_GROUPS] = { true, true, true, false };
+
+/* The names, in the order `all` runs them, so names are checked against
+ * the binary that will run. */
 static int read_names(const char *path, struct bench_set *set, struct error *e)
 {
     char *args[] = { (char *)path, "list", NULL };
     static struct list_output out;
-    char group[16], *save, *line;
+    char *save, *line;
     int status;
 
     out.len = 0;
     out.text[0] = '\0';
     if (bench_run_program(args, list_bytes, &out, &status, e))
         return -1;
-    for (line = strtok_r(out.text, "\n", &save); line && set->n < BENCH_MAX;
+    for (line = strtok_r(out.text, "\n", &save); line;
          line = strtok_r(NULL, "\n", &save))
-        if (sscanf(line, "%32s %15s", set->names[set->n], group) == 2)
-            set->work[set->n++] = !strcmp(group, "work");
+        if (bench_parse_list_line(set, line, e))
+            return -1;
     if (!set->n)
         return fail(e, "perchbench list named no benchmarks");
     return 0;
 }
 
-static bool any_work(const struct bench_set *set)
-{
-    for (int i = 0; i < set->n; i++)
-        if (set->chosen[i] && set->work[i])
-            return true;
-    return false;
-}
-
 static int native_side(const struct bench_dir *d, struct bench_set *set,
                        struct error *e)
 {
-    char *args[BENCH_MAX + 12];
+    char *args[BENCH_MAX + 16], listen[32];
     struct bench_capture c;
-    int a = 0, status;
+    struct error peer_e;
+    int a = 0, status, rc;
+    bool ok;
+    pid_t peer;
 
     args[a++] = (char *)d->exe;
     args[a++] = "--cpu";
     args[a++] = "0";
     if (set->quick)
         args[a++] = "--quick";
-    if (any_work(set)) {
+    if (bench_any_chosen(set, BENCH_WORK)) {
         args[a++] = "--bin";
         args[a++] = (char *)d->bin;
         args[a++] = "--tmp";
         args[a++] = (char *)d->work;
+    }
+    if (set->disk_image[0]) {
+        args[a++] = "--disk";
+        args[a++] = set->disk_image;
+        if (bench_disk_fresh(set, e))
+            return -1;
+    }
+    if (set->net_port) {
+        snprintf(listen, sizeof(listen), "127.0.0.1:%u", set->net_port);
+        args[a++] = "--net-listen";
+        args[a++] = listen;
     }
     for (int i = 0; i < set->n; i++)
         if (set->chosen[i])
@@ -134,10 +146,16 @@ static int native_side(const struct bench_dir *d, struct bench_set *set,
     args[a] = NULL;
     bench_capture_start(&c, set, set->native.r[0], "native run");
     bench_progress(c.progress, "all chosen benchmarks");
-    if (bench_run_program(args, bench_capture_bytes, &c, &status, e))
+    if (bench_net_peer_start(set, d, &peer, e))
         return -1;
+    rc = bench_run_program(args, bench_capture_bytes, &c, &status, e);
     bench_capture_end(&c);
-    if (!WIFEXITED(status) || WEXITSTATUS(status))
+    ok = !rc && WIFEXITED(status) && !WEXITSTATUS(status);
+    if (bench_net_peer_end(peer, ok, &peer_e) && ok)
+        return fail(e, "native run: %s", peer_e.msg);
+    if (rc)
+        return -1;
+    if (!ok)
         return fail(e, "native perchbench failed: %s", c.last);
     set->native.runs = 1;
     return 0;
@@ -146,10 +164,12 @@ static int native_side(const struct bench_dir *d, struct bench_set *set,
 /* ---- the guest side ---------------------------------------------------- */
 
 /* perch run's options for one side, through perch run's own parser: the
- * --vs words (if any), then -- /bin/perchbench --marks ... */
+ * disk image (first, so it is xvda), the forwarded port, the --vs words
+ * (if any), then -- /bin/perchbench --marks ... */
 struct guest_config {
-    char *argv[VS_WORDS_MAX + BENCH_MAX + 8];
+    char *argv[VS_WORDS_MAX + BENCH_MAX + 16];
     char words[512];
+    char net[64], listen[32];
     struct options o;
 };
 
@@ -172,14 +192,25 @@ static int split_vs(struct guest_config *g, const char *vs, int *argc,
     return 0;
 }
 
+/* device: the image's name in the guest (BENCH_DISK_PERCH, _QEMU). */
 static int guest_config(struct guest_config *g, struct bench_set *set,
-                        const char *vs, struct error *e)
+                        const char *vs, const char *device, struct error *e)
 {
     struct error inner;
     int argc = 0;
 
     g->argv[argc++] = "perch";
     g->argv[argc++] = "run";
+    if (set->disk_image[0]) {
+        g->argv[argc++] = "--disk";
+        g->argv[argc++] = set->disk_image;
+    }
+    if (set->net_port) {
+        snprintf(g->net, sizeof(g->net), "user,hostfwd=tcp::%u-:%u",
+                 set->net_port, BENCH_NET_GUEST_PORT);
+        g->argv[argc++] = "--net";
+        g->argv[argc++] = g->net;
+    }
     if (vs && split_vs(g, vs, &argc, e))
         return -1;
     g->argv[argc++] = "--";
@@ -187,6 +218,15 @@ static int guest_config(struct guest_config *g, struct bench_set *set,
     g->argv[argc++] = "--marks";
     if (set->quick)
         g->argv[argc++] = "--quick";
+    if (set->disk_image[0]) {
+        g->argv[argc++] = "--disk";
+        g->argv[argc++] = (char *)device;
+    }
+    if (set->net_port) {
+        snprintf(g->listen, sizeof(g->listen), "0.0.0.0:%u", BENCH_NET_GUEST_PORT);
+        g->argv[argc++] = "--net-listen";
+        g->argv[argc++] = g->listen;
+    }
     for (int i = 0; i < set->n; i++)
         if (set->chosen[i])
             g->argv[argc++] = set->names[i];
@@ -198,27 +238,36 @@ static int guest_config(struct guest_config *g, struct bench_set *set,
     return 0;
 }
 
-static int guest_run_once(struct bench_set *set, struct bench_side *side,
-                          struct guest_config *g, int number, int total,
-                          struct error *e)
+static int guest_run_once(struct bench_set *set, const struct bench_dir *d,
+                          struct bench_side *side, struct guest_config *g,
+                          int number, int total, struct error *e)
 {
     struct bench_capture c;
     struct launch_io io = { bench_capture_bytes, bench_capture_mark, &c };
-    struct error inner = { "" };
-    const char *missing;
+    struct error inner = { "" }, peer_e;
+    const char *missing = NULL;
     char what[96];
     int status;
+    pid_t peer;
 
     snprintf(what, sizeof(what), "guest run %d/%d (%s)", number, total,
              side->label);
+    if (set->disk_image[0] && bench_disk_fresh(set, e))
+        return -1;
     bench_capture_start(&c, set, side->r[side->runs], what);
     bench_progress(what, "booting");
+    if (bench_net_peer_start(set, d, &peer, e))
+        return -1;
     status = launch_with(&g->o, &io, &inner);
     bench_capture_end(&c);
+    if (!status)
+        missing = bench_missing(set, c.res, true);
+    if (bench_net_peer_end(peer, !status && !missing, &peer_e) && !status &&
+        !missing)
+        return fail(e, "%s: %s", what, peer_e.msg);
     if (status != 0)
         return fail(e, "%s: status %d: %s", what, status,
                     inner.msg[0] ? inner.msg : c.last);
-    missing = bench_missing(set, c.res, true);
     if (missing)
         return fail(e, "%s: no result or marks for %s (last line: %s)",
                     what, missing, c.last);
@@ -228,15 +277,16 @@ static int guest_run_once(struct bench_set *set, struct bench_side *side,
 
 /* default, vs, default, vs...: interleaved, so drift on the machine
  * falls on both sides alike. */
-static int guest_sides(struct bench_set *set, struct guest_config *base,
-                       struct guest_config *other, struct error *e)
+static int guest_sides(struct bench_set *set, const struct bench_dir *d,
+                       struct guest_config *base, struct guest_config *other,
+                       struct error *e)
 {
     int per_round = set->vs ? 2 : 1, total = set->rounds * per_round, k = 0;
 
     for (int r = 0; r < set->rounds; r++) {
-        if (guest_run_once(set, &set->base, base, ++k, total, e))
+        if (guest_run_once(set, d, &set->base, base, ++k, total, e))
             return -1;
-        if (set->vs && guest_run_once(set, &set->other, other, ++k, total, e))
+        if (set->vs && guest_run_once(set, d, &set->other, other, ++k, total, e))
             return -1;
     }
     return 0;
@@ -269,28 +319,37 @@ static int parse_args(int argc, char **argv, struct bench_set *set,
     return 0;
 }
 
-/* "pipe cow exec ...": what a wrong name could have been. */
+/* "all micro work disk pipe cow exec ...": what a wrong name could have
+ * been. */
 static void known_names(const struct bench_set *set, char *buf, size_t size)
 {
-    size_t len = 0;
+    size_t len = snprintf(buf, size, "all");
 
-    buf[0] = '\0';
+    for (int g = 0; g < BENCH_GROUPS && len < size; g++)
+        len += snprintf(buf + len, size - len, " %s", bench_group_names[g]);
     for (int i = 0; i < set->n && len < size; i++)
         len += snprintf(buf + len, size - len, " %s", set->names[i]);
 }
 
-/* Whether word chooses benchmark k: its name, its group or "all". */
+/* Whether word chooses benchmark k: its name, its group or "all" (the
+ * groups run by default). */
 static bool chooses(const struct bench_set *set, const char *word, int k)
 {
-    return !strcmp(word, "all") || !strcmp(word, set->names[k]) ||
-           !strcmp(word, set->work[k] ? "work" : "micro");
+    return (!strcmp(word, "all") && group_by_default[set->group[k]]) ||
+           !strcmp(word, set->names[k]) ||
+           !strcmp(word, bench_group_names[set->group[k]]);
 }
 
 static int choose(struct bench_set *set, const char **names, int nnames,
                   struct error *e)
 {
-    char known[BENCH_MAX * (BENCH_NAME_MAX + 1) + 1];
+    char known[(BENCH_MAX + BENCH_GROUPS + 1) * (BENCH_NAME_MAX + 1) + 1];
+    static const char *all[] = { "all" };
 
+    if (!nnames) {
+        names = all;
+        nnames = 1;
+    }
     for (int i = 0; i < nnames; i++) {
         bool any = false;
 
@@ -299,12 +358,10 @@ static int choose(struct bench_set *set, const char **names, int nnames,
                 any = set->chosen[k] = true;
         if (!any) {
             known_names(set, known, sizeof(known));
-            return fail(e, "no benchmark called '%s' (perch bench knows: "
-                           "all micro work%s)", names[i], known);
+            return fail(e, "no benchmark called '%s' (perch bench knows: %s)",
+                        names[i], known);
         }
     }
-    for (int k = 0; k < set->n && !nnames; k++)
-        set->chosen[k] = true;
     return 0;
 }
 
@@ -363,7 +420,9 @@ static int prepare(int argc, char **argv, struct bench_set *set,
     if (choose(set, names, nnames, e))
         return STATUS_USAGE;
     if (check_out_dir(set->out_dir, e) ||
-        (any_work(set) && bench_dir_busybox(d, e)))
+        (bench_any_chosen(set, BENCH_WORK) && bench_dir_busybox(d, e)) ||
+        (bench_any_chosen(set, BENCH_DISK) && bench_disk_create(set, e)) ||
+        (bench_any_chosen(set, BENCH_NET) && bench_net_pick_port(set, e)))
         return STATUS_ERROR;
     check_qemu(set);
     return 0;
@@ -372,10 +431,10 @@ static int prepare(int argc, char **argv, struct bench_set *set,
 /* native, the guest runs, TCG: the slowest last. */
 static int run_sides(struct bench_set *set, const struct bench_dir *d,
                      struct guest_config *base, struct guest_config *other,
-                     struct error *e)
+                     struct guest_config *tcg, struct error *e)
 {
-    int rc = native_side(d, set, e) || guest_sides(set, base, other, e) ||
-             (set->qemu && bench_qemu_run(set, d, &base->o, e));
+    int rc = native_side(d, set, e) || guest_sides(set, d, base, other, e) ||
+             (set->qemu && bench_qemu_run(set, d, &tcg->o, e));
 
     bench_progress_done();
     return rc ? -1 : 0;
@@ -384,13 +443,14 @@ static int run_sides(struct bench_set *set, const struct bench_dir *d,
 static int run_all(struct bench_set *set, const struct bench_dir *d,
                    struct error *e)
 {
-    static struct guest_config base, other;
+    static struct guest_config base, other, tcg;
 
-    if (guest_config(&base, set, NULL, e))
+    if (guest_config(&base, set, NULL, BENCH_DISK_PERCH, e) ||
+        guest_config(&tcg, set, NULL, BENCH_DISK_QEMU, e))
         return STATUS_ERROR;
-    if (set->vs && guest_config(&other, set, set->vs, e))
+    if (set->vs && guest_config(&other, set, set->vs, BENCH_DISK_PERCH, e))
         return STATUS_USAGE;
-    if (run_sides(set, d, &base, &other, e))
+    if (run_sides(set, d, &base, &other, &tcg, e))
         return STATUS_ERROR;
     bench_summarize(&set->native, set->n);
     bench_summarize(&set->base, set->n);
@@ -413,5 +473,6 @@ int bench_main(int argc, char **argv, struct error *e)
     if (!status)
         status = run_all(&set, &dir, e);
     bench_dir_remove(&dir);
+    bench_disk_remove(&set);
     return status;
 }

@@ -5,11 +5,15 @@
  * default guest, with perch's counters bracketed per benchmark by the
  * guest's marks (osc_filter.h), and with --qemu in the same kernel and
  * initramfs under QEMU TCG; then one table, bench.csv and bench.json (and
- * bench.svg with gnuplot) in DIR.
+ * bench.svg with gnuplot) in DIR. The disk group runs on a scratch image
+ * in DIR: natively a file, in perch the guest's xvda, under QEMU its vda.
+ * The net group talks TCP with a peer process on the host: natively over
+ * loopback, in perch and QEMU through a port forwarded to the guest.
  *
  * bench.c runs the sides, bench_parse.c reads their output, bench_dir.c
- * makes their files, bench_qemu.c runs QEMU, bench_report.c prints and
- * writes the results.
+ * makes their files, bench_disk.c the disk group's image, bench_net.c the
+ * net group's port and peer, bench_qemu.c runs QEMU, bench_report.c prints
+ * and writes the results.
  */
 #ifndef PERCH_BENCH_H
 #define PERCH_BENCH_H
@@ -17,6 +21,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "cli.h"
 #include "error.h"
@@ -25,6 +30,7 @@
 
 #define BENCH_MAX          24     /* benchmarks perchbench may name */
 #define BENCH_NAME_MAX     32     /* as OSC_MARK_NAME_MAX */
+#define BENCH_UNIT_MAX     7      /* "ns", "MB/s", "IOPS", "trips/s" */
 #define BENCH_ROUNDS_MAX   3
 #define BENCH_DEFAULT_OUT  "build/bench-results"
 /* Results of a run: one slot a benchmark, then boot to /init. */
@@ -34,10 +40,14 @@
 #define BENCH_BOOT_MARK    "init"
 #define BENCH_LINE_MAX     512
 
+/* perchbench's groups, as `perchbench list` names them (bench.c). */
+enum bench_group { BENCH_MICRO, BENCH_WORK, BENCH_DISK, BENCH_NET, BENCH_GROUPS };
+extern const char *const bench_group_names[BENCH_GROUPS];
+
 /* One benchmark in one run, as perchbench printed it. */
 struct bench_result {
     bool have;                     /* its result line came */
-    double median, min, max;       /* ns per operation */
+    double median, min, max;       /* ns per operation, or the rate */
     long ops;                      /* operations inside the marks */
     bool counted;                  /* both of its marks came (perch only) */
     struct perch_counters begin, end;
@@ -68,8 +78,14 @@ struct bench_set {
     int rounds;                    /* guest runs per side */
     int n;                         /* benchmarks, in perchbench's order */
     char names[BENCH_MAX][BENCH_NAME_MAX + 1];
-    bool work[BENCH_MAX];          /* in the work group: times a whole run */
+    enum bench_group group[BENCH_MAX];
+    char unit[BENCH_MAX][BENCH_UNIT_MAX + 1];   /* "ns" (per operation; work:
+                                                   per run), or a rate */
+    bool rate[BENCH_MAX];          /* a rate: higher is better */
     bool chosen[BENCH_MAX];
+    char disk_image[PATH_MAX];     /* the disk group's; "": none chosen */
+    char disk_fs[32];              /* its file system's name, for the table */
+    unsigned net_port;             /* the net group's on 127.0.0.1; 0: none */
     struct bench_side native, base, other, tcg;
 };
 
@@ -77,7 +93,14 @@ struct bench_set {
  * status; e says why when it is not 0. */
 int bench_main(int argc, char **argv, struct error *e);
 
-/* ---- bench_parse.c: one run's output into its results ---------------- */
+/* ---- bench_parse.c: perchbench's output ------------------------------ */
+
+/* One line of `perchbench list`, "NAME GROUP UNIT WHAT", into benchmark
+ * set->n (set->n grows); a line that is not one is skipped. Returns 0, or
+ * -1 for an unknown group or unit, or one benchmark too many. */
+int bench_parse_list_line(struct bench_set *set, const char *line,
+                          struct error *e);
+
 
 /* Lines of perchbench's output, and its marks, for one run. */
 struct bench_capture {
@@ -116,6 +139,9 @@ void bench_serial_end(struct bench_serial *s);
 /* The index of a benchmark name in set, or -1. */
 int bench_find(const struct bench_set *set, const char *name);
 
+/* Whether a chosen benchmark is of group g. */
+bool bench_any_chosen(const struct bench_set *set, enum bench_group g);
+
 /* The first chosen benchmark whose line (and, when counted, both marks)
  * res lacks, or NULL. */
 const char *bench_missing(const struct bench_set *set,
@@ -144,6 +170,35 @@ int bench_dir_file(const struct bench_dir *d, const char *name,
                    struct error *e);
 void bench_dir_remove(struct bench_dir *d);
 
+/* ---- bench_disk.c: the disk group's image ---------------------------- */
+
+/* Sparse, in DIR, beside bench.csv: perchbench uses its first 256 MiB. */
+#define BENCH_DISK_MIB     272
+#define BENCH_DISK_NAME    "perch-bench-disk.img"
+/* The guest's names for it: perch's blkfront, QEMU's virtio-blk. */
+#define BENCH_DISK_PERCH   "/dev/xvda"
+#define BENCH_DISK_QEMU    "/dev/vda"
+
+/* Make the image in set->out_dir, name its file system, and prove it takes
+ * O_DIRECT, before any run. */
+int bench_disk_create(struct bench_set *set, struct error *e);
+/* Empty and sparse again: every side starts from the same file. */
+int bench_disk_fresh(const struct bench_set *set, struct error *e);
+void bench_disk_remove(struct bench_set *set);
+
+/* ---- bench_net.c: the net group's port and peer ----------------------- */
+
+/* Where the guest's perchbench listens, forwarded from set->net_port. */
+#define BENCH_NET_GUEST_PORT 5201
+
+int bench_net_pick_port(struct bench_set *set, struct error *e);
+/* The peer for one side's run, started before it (*pid 0: no net group). */
+int bench_net_peer_start(const struct bench_set *set, const struct bench_dir *d,
+                         pid_t *pid, struct error *e);
+/* After the run: if it went well (ok), the peer must have ended well too;
+ * else, or if it lingers, it is killed. Returns 0, or -1 with e saying why. */
+int bench_net_peer_end(pid_t pid, bool ok, struct error *e);
+
 /* ---- bench.c: running a program ------------------------------------- */
 
 /* argv[0] through PATH, stdin /dev/null, stdout and stderr into sink.
@@ -155,6 +210,15 @@ int bench_run_program(char *const argv[],
 /* ---- bench_qemu.c: the TCG side -------------------------------------- */
 
 #define BENCH_QEMU "qemu-system-x86_64"
+/* The disk image's -drive options: through the host's page cache, with
+ * io_uring, as perch's back end does. */
+#define BENCH_QEMU_DRIVE_CACHE "cache=writeback,aio=io_uring"
+
+/* -drive's value for the disk image: a raw virtio disk, with QEMU's
+ * option syntax (a comma in a value doubled). Returns 0, or -1 if it does
+ * not fit in size. */
+int bench_qemu_drive(const char *image, char *out, size_t size,
+                     struct error *e);
 
 /* One TCG run of the guest o describes (its memory and command), on
  * Debian's cloud kernel with perch's initramfs, into set->tcg. */

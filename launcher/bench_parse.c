@@ -1,5 +1,7 @@
-/* `perch bench`: one run's output (perch's console or QEMU's serial port)
- * into its results, line by line and mark by mark, with progress shown. */
+/* `perch bench`: perchbench's output into what perch knows: `perchbench
+ * list`'s lines into the benchmarks, and one run's output (perch's console
+ * or QEMU's serial port) into its results, line by line and mark by mark,
+ * with progress shown. */
 #include "bench.h"
 
 #include <string.h>
@@ -31,6 +33,42 @@ void bench_progress_done(void)
         fputs("\r\033[K", stderr);
 }
 
+/* ---- `perchbench list` -------------------------------------------------- */
+
+const char *const bench_group_names[BENCH_GROUPS] = { "micro", "work", "disk", "net" };
+
+/* "ns" is time per operation (lower is better), the others are rates. */
+static const char *const rate_units[] = { "MB/s", "IOPS", "trips/s", NULL };
+
+int bench_parse_list_line(struct bench_set *set, const char *line,
+                          struct error *e)
+{
+    char name[BENCH_NAME_MAX + 1], group[16], unit[BENCH_UNIT_MAX + 1];
+    int k = set->n, g;
+    bool rate = false;
+
+    if (k >= BENCH_MAX)
+        return fail(e, "perchbench list: more than %d benchmarks", BENCH_MAX);
+    if (sscanf(line, "%32s %15s %7s", name, group, unit) != 3)
+        return 0;   /* not a benchmark's line */
+    for (g = 0; g < BENCH_GROUPS && strcmp(group, bench_group_names[g]); g++)
+        ;
+    if (g == BENCH_GROUPS)
+        return fail(e, "perchbench list: %s has an unknown group '%s'", name,
+                    group);
+    for (int u = 0; rate_units[u]; u++)
+        rate = rate || !strcmp(unit, rate_units[u]);
+    if (!rate && strcmp(unit, "ns"))
+        return fail(e, "perchbench list: %s has an unknown unit '%s'", name,
+                    unit);
+    strcpy(set->names[k], name);
+    strcpy(set->unit[k], unit);
+    set->group[k] = g;
+    set->rate[k] = rate;
+    set->n++;
+    return 0;
+}
+
 /* ---- perchbench's lines ------------------------------------------------ */
 
 /* A lookup, so a name the guest made up can never select memory. */
@@ -40,6 +78,14 @@ int bench_find(const struct bench_set *set, const char *name)
         if (!strcmp(set->names[i], name))
             return i;
     return -1;
+}
+
+bool bench_any_chosen(const struct bench_set *set, enum bench_group g)
+{
+    for (int i = 0; i < set->n; i++)
+        if (set->chosen[i] && set->group[i] == g)
+            return true;
+    return false;
 }
 
 const char *bench_missing(const struct bench_set *set,

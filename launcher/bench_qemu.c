@@ -2,7 +2,12 @@
  * instead: Debian's cloud kernel from perch's cache (QEMU boots the bzImage
  * itself), perch's initramfs for the same command written to a file, one
  * vCPU, the same memory, the console on the first serial port, so that the
- * same /init and perchbench print the same lines and marks. */
+ * same /init and perchbench print the same lines and marks. For the disk
+ * group, the same image as a virtio disk; for the net group, QEMU's own
+ * user networking with the same forwarded port on a virtio network card
+ * (the initramfs's /init brings it up by DHCP, as it does perch's); and
+ * in the initramfs the kernel package's virtio drivers, which Debian's
+ * cloud kernel builds as modules. */
 #include "bench.h"
 
 #include <string.h>
@@ -13,12 +18,13 @@
 #include "launch.h"
 
 static int write_initrd(const struct bench_dir *d, const struct options *o,
+                        const struct default_guest_module_set *modules,
                         char *path, struct error *e)
 {
     struct file_data cpio;
     int rc;
 
-    if (launch_initramfs(o, &cpio, e))
+    if (launch_initramfs(o, modules, &cpio, e))
         return -1;
     rc = bench_dir_file(d, "initrd.cpio", cpio.bytes, cpio.size, path, e);
     file_release(&cpio);
@@ -49,30 +55,74 @@ static int check_run(struct bench_set *set, const struct bench_serial *s,
     return 0;
 }
 
+int bench_qemu_drive(const char *image, char *out, size_t size,
+                     struct error *e)
+{
+    size_t n = snprintf(out, size, "file=");
+
+    for (const char *p = image; *p; p++) {
+        if (n + 3 > size)
+            return fail(e, "the path %s is too long for QEMU's -drive", image);
+        out[n++] = *p;
+        if (*p == ',')
+            out[n++] = ',';
+    }
+    if (snprintf(out + n, size - n, ",format=raw,if=virtio,"
+                 BENCH_QEMU_DRIVE_CACHE) >= (int)(size - n))
+        return fail(e, "the path %s is too long for QEMU's -drive", image);
+    return 0;
+}
+
 int bench_qemu_run(struct bench_set *set, const struct bench_dir *d,
                    const struct options *o, struct error *e)
 {
     static struct default_guest g;   /* large: four paths */
-    char initrd[PATH_MAX], mem[32];
-    char *argv[] = {
+    static char drive[2 * PATH_MAX + 64];
+    bool disk = set->disk_image[0], net = set->net_port;
+    char initrd[PATH_MAX], mem[32], netdev[96];
+    char *argv[32] = {
         BENCH_QEMU, "-accel", "tcg", "-m", mem, "-smp", "1", "-nodefaults",
         "-display", "none", "-no-reboot", "-serial", "stdio",
         "-kernel", g.kernel, "-initrd", initrd, "-append", "console=ttyS0",
-        NULL,
     };
     struct bench_capture c;
     struct bench_serial s;
-    int status;
+    struct error peer_e;
+    int status, a = 0, rc;
+    pid_t peer;
 
     if (default_guest_open(&g, e) || default_guest_kernel(&g, e) ||
-        write_initrd(d, o, initrd, e))
+        write_initrd(d, o, disk || net ? &default_guest_virtio_modules : NULL,
+                     initrd, e) ||
+        (disk && (bench_qemu_drive(set->disk_image, drive, sizeof(drive), e) ||
+                  bench_disk_fresh(set, e))))
         return -1;
     snprintf(mem, sizeof(mem), "%lu", (unsigned long)o->mem_mib);
+    /* The forwarded port as perch's --net user forwards it: on 127.0.0.1. */
+    snprintf(netdev, sizeof(netdev), "user,id=n0,hostfwd=tcp:127.0.0.1:%u-:%u",
+             set->net_port, BENCH_NET_GUEST_PORT);
+    while (argv[a])
+        a++;
+    if (disk) {
+        argv[a++] = "-drive";
+        argv[a++] = drive;
+    }
+    if (net) {
+        argv[a++] = "-netdev";
+        argv[a++] = netdev;
+        argv[a++] = "-device";
+        argv[a++] = "virtio-net-pci,netdev=n0";
+    }
     bench_capture_start(&c, set, set->tcg.r[0], "TCG run");
     bench_serial_start(&s, &c);
     bench_progress(c.progress, "booting");
-    if (bench_run_program(argv, bench_serial_bytes, &s, &status, e))
+    if (bench_net_peer_start(set, d, &peer, e))
         return -1;
+    rc = bench_run_program(argv, bench_serial_bytes, &s, &status, e);
     bench_serial_end(&s);
-    return check_run(set, &s, status, e);
+    if (!rc)
+        rc = check_run(set, &s, status, e);
+    if (bench_net_peer_end(peer, !rc, &peer_e) && !rc)
+        return fail(e, "TCG run: %s", peer_e.msg);
+    return rc;
 }

@@ -2,6 +2,12 @@
  * `perch bench`'s results: the median across rounds, the table on stdout,
  * DIR/bench.csv, DIR/bench.json and, when gnuplot is installed,
  * DIR/bench.svg (guest/native and TCG/native ratios as bars).
+ *
+ * Most benchmarks give a time (lower is better), the disk group a rate
+ * (higher is better). A ratio is always of the figures as given, a/b: for
+ * a rate guest/native is the share of the host's throughput the guest
+ * gets, and guest/TCG above 1 is ahead of TCG. The table says so above
+ * those rows, and bench.csv and bench.json carry each row's unit.
  */
 #include "bench.h"
 
@@ -107,17 +113,31 @@ static double ratio(const struct bench_summary *a, const struct bench_summary *b
     return a->have && b->have && b->median > 0 ? a->median / b->median : 0;
 }
 
-/* Micro-benchmarks in ns per operation, workloads and boot in ms. */
-static void cell_time(FILE *out, const struct bench_summary *s, double unit)
+/* How a row's figures are shown: divided by, to so many decimals.
+ * Micro-benchmarks in ns per operation, workloads and boot in ms, MB/s to
+ * a tenth, IOPS whole. */
+struct shown {
+    double divide;
+    int digits;
+};
+
+static struct shown shown_as(const struct bench_set *set, int k)
+{
+    if (k == BENCH_BOOT || (!set->rate[k] && set->group[k] == BENCH_WORK))
+        return (struct shown){ NS_PER_MS, 1 };
+    if (set->rate[k] && !strcmp(set->unit[k], "MB/s"))
+        return (struct shown){ 1, 1 };   /* IOPS, trips/s: whole */
+    return (struct shown){ 1, 0 };
+}
+
+static void cell_value(FILE *out, const struct bench_summary *s, struct shown as)
 {
     char buf[64] = "-";
 
-    if (s->have && unit == 1)
-        snprintf(buf, sizeof(buf), "%.0f (%.0f - %.0f)", s->median, s->min,
-                 s->max);
-    else if (s->have)
-        snprintf(buf, sizeof(buf), "%.1f (%.1f - %.1f)", s->median / unit,
-                 s->min / unit, s->max / unit);
+    if (s->have)
+        snprintf(buf, sizeof(buf), "%.*f (%.*f - %.*f)", as.digits,
+                 s->median / as.divide, as.digits, s->min / as.divide,
+                 as.digits, s->max / as.divide);
     fprintf(out, " %-30s", buf);
 }
 
@@ -152,22 +172,25 @@ static void cells_counts(FILE *out, const struct bench_set *set,
     fprintf(out, " %-22s %-18s %s", c[0], c[1], c[2]);
 }
 
-/* One row: every side's time, the ratios, the guest's counts. k may be
+/* One row: every side's figure, the ratios, the guest's counts. k may be
  * BENCH_BOOT. */
 static void row(FILE *out, const struct bench_set *set, int k,
-                const char *name, double unit)
+                const char *name)
 {
     const struct bench_summary *n = &set->native.s[k], *g = &set->base.s[k],
                                *v = &set->other.s[k], *t = &set->tcg.s[k];
+    struct shown as = shown_as(set, k);
+    /* a time ratio may be 200x, a rate's is mostly a fraction */
+    int digits = k != BENCH_BOOT && set->rate[k] ? 2 : 1;
 
-    fprintf(out, "%-10s", name);
-    cell_time(out, n, unit);
-    cell_time(out, g, unit);
+    fprintf(out, "%-12s", name);
+    cell_value(out, n, as);
+    cell_value(out, g, as);
     if (set->vs)
-        cell_time(out, v, unit);
+        cell_value(out, v, as);
     if (set->qemu)
-        cell_time(out, t, unit);
-    cell_ratio(out, ratio(g, n), 1);
+        cell_value(out, t, as);
+    cell_ratio(out, ratio(g, n), digits);
     if (set->vs)
         cell_ratio(out, ratio(v, g), 2);
     if (set->qemu)
@@ -180,7 +203,7 @@ static void row(FILE *out, const struct bench_set *set, int k,
 
 static void header(FILE *out, const struct bench_set *set)
 {
-    fprintf(out, "%-10s %-30s %-30s", "benchmark", "native",
+    fprintf(out, "%-12s %-30s %-30s", "benchmark", "native",
             set->vs ? "guest default" : "guest");
     if (set->vs)
         fprintf(out, " %-30s", "guest vs");
@@ -200,11 +223,59 @@ static void header(FILE *out, const struct bench_set *set)
         fprintf(out, " %10s %10s %12s\n", "visits/op", "exits/op", "hcalls/op");
 }
 
+static void rows_of(FILE *out, const struct bench_set *set, enum bench_group g)
+{
+    for (int k = 0; k < set->n; k++)
+        if (set->chosen[k] && set->group[k] == g)
+            row(out, set, k, set->names[k]);
+}
+
+/* The first line above a group of rates: what its figures are and which
+ * way is better. */
+static void rates_note(FILE *out, const struct bench_set *set,
+                       const char *group, const char *units, const char *per)
+{
+    fprintf(out, "%s: %s, median (min - max) of %s, HIGHER is better: ratios "
+                 "are of throughput (guest/nat 0.50x: half the host's%s); "
+                 "counts per %s\n", group, units,
+            set->quick ? "1 pass" : "3 passes",
+            set->qemu ? "; guest/TCG above 1x: ahead of TCG" : "", per);
+}
+
+/* What the disk rows measure, side by side: not the same road to the disk. */
+static void disk_note(FILE *out, const struct bench_set *set)
+{
+    rates_note(out, set, "disk", "MB/s (10^6 bytes a second) or IOPS", "request");
+    fprintf(out, "disk: native = O_DIRECT on %s (%s, a fresh sparse %d MiB "
+                 "file each side); guest = the same file as xvda, perch's "
+                 "back end reading and writing it with io_uring WITHOUT "
+                 "O_DIRECT (through the host's page cache: the guest's "
+                 "O_DIRECT stops at perch)%s\n", set->disk_image, set->disk_fs,
+            BENCH_DISK_MIB, set->qemu ? "; TCG = the same file as QEMU's "
+            "virtio-blk vda, " BENCH_QEMU_DRIVE_CACHE " (the host's page cache "
+            "too)" : "");
+}
+
+/* And the net rows: whose TCP stack and which forwarder carry the bytes. */
+static void net_note(FILE *out, const struct bench_set *set)
+{
+    rates_note(out, set, "net", "MB/s (10^6 bytes a second) or round trips a "
+               "second", "64 KiB or round trip");
+    fprintf(out, "net: native = TCP over loopback between perchbench and its "
+                 "peer, two processes; guest = the guest's TCP through perch's "
+                 "--net user (libslirp) to the peer on the host, port %u "
+                 "forwarded to the guest's %u%s\n", set->net_port,
+            BENCH_NET_GUEST_PORT, set->qemu ? "; TCG = the same through QEMU's "
+            "-netdev user (libslirp too) and a virtio-net card" : "");
+}
+
 void bench_print_table(FILE *out, const struct bench_set *set)
 {
-    fprintf(out, "perch bench%s: ns per operation, median (min - max)%s; "
+    fprintf(out, "perch bench%s: ns per operation%s, median (min - max)%s; "
                  "per operation in the guest: Switcher visits, exits to the "
                  "Launcher, Host hypercalls\n", set->quick ? " --quick" : "",
+            bench_any_chosen(set, BENCH_DISK) || bench_any_chosen(set, BENCH_NET)
+                ? " (disk, net: rates, below)" : "",
             set->vs ? ", guest: median of the rounds" : "");
     if (set->vs)
         fprintf(out, "default = perch's defaults, vs = %s (%d rounds, "
@@ -213,15 +284,19 @@ void bench_print_table(FILE *out, const struct bench_set *set)
         fprintf(out, "TCG = QEMU TCG, one run: the same kernel, initramfs, "
                      "perchbench and memory, one vCPU\n");
     header(out, set);
-    for (int k = 0; k < set->n; k++)
-        if (set->chosen[k] && !set->work[k])
-            row(out, set, k, set->names[k], 1);
+    rows_of(out, set, BENCH_MICRO);
     fprintf(out, "work and boot: ms per run, median (min - max); counts per "
                  "run; boot: from start to /init's first output\n");
-    for (int k = 0; k < set->n; k++)
-        if (set->chosen[k] && set->work[k])
-            row(out, set, k, set->names[k], NS_PER_MS);
-    row(out, set, BENCH_BOOT, "boot", NS_PER_MS);
+    rows_of(out, set, BENCH_WORK);
+    row(out, set, BENCH_BOOT, "boot");
+    if (bench_any_chosen(set, BENCH_DISK)) {
+        disk_note(out, set);
+        rows_of(out, set, BENCH_DISK);
+    }
+    if (bench_any_chosen(set, BENCH_NET)) {
+        net_note(out, set);
+        rows_of(out, set, BENCH_NET);
+    }
 }
 
 /* ---- bench.csv ----------------------------------------------------------- */
@@ -248,7 +323,7 @@ static void csv_ratio(FILE *f, double r)
 }
 
 static void csv_row(FILE *f, const struct bench_set *set, int k,
-                    const char *name, const char *group)
+                    const char *name, const char *group, const char *unit)
 {
     fprintf(f, "%s", name);
     csv_side(f, &set->native.s[k], false);
@@ -264,24 +339,25 @@ static void csv_row(FILE *f, const struct bench_set *set, int k,
     }
     if (set->vs && set->qemu)
         csv_ratio(f, ratio(&set->other.s[k], &set->tcg.s[k]));
-    fprintf(f, ",%s\n", group);
+    fprintf(f, ",%s,%s\n", group, unit);
 }
 
 static void write_csv(FILE *f, const struct bench_set *set)
 {
-    fprintf(f, "benchmark,native_median_ns,native_min_ns,native_max_ns,"
-               "guest_median_ns,guest_min_ns,guest_max_ns,visits_per_op,"
-               "exits_per_op,hypercalls_per_op,guest_native_ratio%s%s%s,group\n",
-            set->vs ? ",vs_median_ns,vs_min_ns,vs_max_ns,vs_visits_per_op,"
+    fprintf(f, "benchmark,native_median,native_min,native_max,"
+               "guest_median,guest_min,guest_max,visits_per_op,"
+               "exits_per_op,hypercalls_per_op,guest_native_ratio%s%s%s,group,"
+               "unit\n",
+            set->vs ? ",vs_median,vs_min,vs_max,vs_visits_per_op,"
                       "vs_exits_per_op,vs_hypercalls_per_op,vs_default_ratio"
                     : "",
-            set->qemu ? ",tcg_median_ns,tcg_min_ns,tcg_max_ns,guest_tcg_ratio"
-                      : "",
+            set->qemu ? ",tcg_median,tcg_min,tcg_max,guest_tcg_ratio" : "",
             set->vs && set->qemu ? ",vs_tcg_ratio" : "");
     for (int k = 0; k < set->n; k++)
         if (set->chosen[k])
-            csv_row(f, set, k, set->names[k], set->work[k] ? "work" : "micro");
-    csv_row(f, set, BENCH_BOOT, "boot", "boot");
+            csv_row(f, set, k, set->names[k], bench_group_names[set->group[k]],
+                    set->unit[k]);
+    csv_row(f, set, BENCH_BOOT, "boot", "boot", "ns");
 }
 
 /* ---- bench.json ---------------------------------------------------------- */
@@ -310,8 +386,8 @@ static void json_side(FILE *f, const char *key, const struct bench_summary *s,
         fprintf(f, ", \"%s\": null", key);
         return;
     }
-    fprintf(f, ", \"%s\": {\"median_ns\": %.1f, \"min_ns\": %.1f, "
-               "\"max_ns\": %.1f", key, s->median, s->min, s->max);
+    fprintf(f, ", \"%s\": {\"median\": %.1f, \"min\": %.1f, "
+               "\"max\": %.1f", key, s->median, s->min, s->max);
     if (counts && s->counted) {
         fprintf(f, ", \"per_op\": {\"visits\": %.4f, \"exits\": %.4f, "
                    "\"hypercalls\": %.4f, \"visits_by_reason\": {",
@@ -337,9 +413,13 @@ static void json_ratio(FILE *f, const char *key, double r)
 static void json_bench(FILE *f, const struct bench_set *set, int k,
                        const char *name, const char *group, bool first)
 {
+    bool rate = k != BENCH_BOOT && set->rate[k];
+
     fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
     json_string(f, name);
-    fprintf(f, ", \"group\": \"%s\"", group);
+    fprintf(f, ", \"group\": \"%s\", \"unit\": \"%s\", "
+               "\"higher_is_better\": %s", group,
+            k == BENCH_BOOT ? "ns" : set->unit[k], rate ? "true" : "false");
     json_side(f, "native", &set->native.s[k], false);
     json_side(f, "guest", &set->base.s[k], true);
     json_ratio(f, "guest_native_ratio",
@@ -367,8 +447,9 @@ static void write_json(FILE *f, const struct bench_set *set)
 
     strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     fprintf(f, "{\"tool\": \"perch bench\", \"date\": \"%s\", \"quick\": %s, "
-               "\"rounds\": %d, \"qemu\": %s, \"unit\": \"ns per operation "
-               "(work: per run; boot: to /init)\", \"vs\": ",
+               "\"rounds\": %d, \"qemu\": %s, \"unit\": \"each benchmark's "
+               "unit: ns per operation (work: per run; boot: to /init), or a "
+               "rate (MB/s, IOPS)\", \"vs\": ",
             date, set->quick ? "true" : "false", set->rounds,
             set->qemu ? "true" : "false");
     if (set->vs)
@@ -379,7 +460,7 @@ static void write_json(FILE *f, const struct bench_set *set)
     for (int k = 0; k < set->n; k++) {
         if (!set->chosen[k])
             continue;
-        json_bench(f, set, k, set->names[k], set->work[k] ? "work" : "micro",
+        json_bench(f, set, k, set->names[k], bench_group_names[set->group[k]],
                    first);
         first = false;
     }
@@ -388,6 +469,15 @@ static void write_json(FILE *f, const struct bench_set *set)
 }
 
 /* ---- bench.svg, through gnuplot ------------------------------------------ */
+
+/* A side against native as time over native time: for a rate, native's
+ * figure over the side's, so that every bar reads the same way up. */
+static double slowdown(const struct bench_set *set, const struct bench_side *side,
+                       int k)
+{
+    return set->rate[k] ? ratio(&set->native.s[k], &side->s[k])
+                        : ratio(&side->s[k], &set->native.s[k]);
+}
 
 /* Bars of guest/native per benchmark, and vs/native and TCG/native beside
  * them. The data go in a datablock with quoted names: gnuplot ends inline
@@ -400,19 +490,19 @@ static int write_svg(const struct bench_set *set, const char *svg)
         return -1;
     fprintf(g, "set terminal svg size 1000,450\nset output '%s'\n", svg);
     fprintf(g, "set style data histograms\nset style fill solid border -1\n"
-               "set ylabel 'time / native time'\nset logscale y\n"
+               "set ylabel 'time / native time (disk: native rate / rate)'\n"
+               "set logscale y\n"
                "set grid ytics\nset key top left\n"
                "set title 'perch bench%s'\n$data << EOD\n",
             set->quick ? " --quick" : "");
     for (int k = 0; k < set->n; k++) {
         if (!set->chosen[k])
             continue;
-        fprintf(g, "\"%s\" %.4f", set->names[k],
-                ratio(&set->base.s[k], &set->native.s[k]));
+        fprintf(g, "\"%s\" %.4f", set->names[k], slowdown(set, &set->base, k));
         if (set->vs)
-            fprintf(g, " %.4f", ratio(&set->other.s[k], &set->native.s[k]));
+            fprintf(g, " %.4f", slowdown(set, &set->other, k));
         if (set->qemu)
-            fprintf(g, " %.4f", ratio(&set->tcg.s[k], &set->native.s[k]));
+            fprintf(g, " %.4f", slowdown(set, &set->tcg, k));
         fputc('\n', g);
     }
     fprintf(g, "EOD\nplot $data using 2:xtic(1) title 'perch%s'",

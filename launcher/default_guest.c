@@ -31,13 +31,32 @@ struct fetch {
     const char *member_prefix;    /* the file's name starts with this */
     const char *cache_name;       /* its name in the cache (a link to it
                                      when the file keeps its own name) */
-    bool modules;                 /* a kernel package: keep its modules too */
+    /* a kernel package: keep these of its modules too */
+    const struct default_guest_module_set *modules;
 };
 
 /* Under lib/modules/<version>/kernel/ in the kernel's package; cached by
- * their file names. Debian's cloud kernel builds them as modules. */
-const char *const default_guest_module_paths[] = {
+ * their file names. Debian's cloud kernel builds them all as modules. */
+static const char *const xen_paths[] = {
     "drivers/block/xen-blkfront.ko", "drivers/net/xen-netfront.ko", NULL,
+};
+
+/* virtio_pci, virtio_blk and virtio_net with what they need (their
+ * modinfo's depends=), the needed first: virtio needs virtio_ring,
+ * virtio_net net_failover, which needs failover. */
+static const char *const virtio_paths[] = {
+    "drivers/virtio/virtio_ring.ko", "drivers/virtio/virtio.ko",
+    "drivers/virtio/virtio_pci_modern_dev.ko",
+    "drivers/virtio/virtio_pci_legacy_dev.ko", "drivers/virtio/virtio_pci.ko",
+    "drivers/block/virtio_blk.ko", "net/core/failover.ko",
+    "drivers/net/net_failover.ko", "drivers/net/virtio_net.ko", NULL,
+};
+
+const struct default_guest_module_set default_guest_xen_modules = {
+    "modules", "the kernel's Xen disk and network drivers", xen_paths,
+};
+const struct default_guest_module_set default_guest_virtio_modules = {
+    "virtio", "the kernel's virtio drivers (for QEMU)", virtio_paths,
 };
 
 #define KERNEL_PACKAGE_PREFIX "linux-image-"
@@ -450,14 +469,16 @@ static int install(const struct default_guest *g, const struct fetch *f,
     return 0;
 }
 
-/* <cache>/modules-<version>: one folder a kernel version, since modules
- * load only into the kernel they were built with (vermagic). */
-static int modules_path(const struct default_guest *g, const char *version,
-                        char *out, struct error *e)
+/* <cache>/<folder>-<version>: one folder a set and kernel version, since
+ * modules load only into the kernel they were built with (vermagic). */
+static int modules_path(const struct default_guest *g,
+                        const struct default_guest_module_set *set,
+                        const char *version, char *out, struct error *e)
 {
     char name[NAME_MAX + 1];
 
-    if (snprintf(name, sizeof(name), "modules-%s", version) >= (int)sizeof(name))
+    if (snprintf(name, sizeof(name), "%s-%s", set->folder, version) >=
+        (int)sizeof(name))
         return fail(e, "kernel version %s is too long", version);
     return cache_path(g, name, out, e);
 }
@@ -473,12 +494,12 @@ static int install_modules(const struct default_guest *g, const struct fetch *f,
     if (strncmp(f->package, KERNEL_PACKAGE_PREFIX, strlen(KERNEL_PACKAGE_PREFIX)))
         return fail(e, "%s is not a kernel package", f->package);
     if (snprintf(staged, sizeof(staged), "%s/modules", work) >= PATH_MAX ||
-        modules_path(g, version, dest, e))
+        modules_path(g, f->modules, version, dest, e))
         return fail(e, "the path of perch's cache folder is too long");
     if (mkdir(staged, 0755) < 0)
         return fail(e, "cannot create %s: %s", staged, strerror(errno));
-    for (int i = 0; default_guest_module_paths[i]; i++) {
-        const char *m = default_guest_module_paths[i];
+    for (int i = 0; f->modules->paths[i]; i++) {
+        const char *m = f->modules->paths[i];
 
         if (snprintf(from, sizeof(from), "%s/lib/modules/%s/kernel/%s", root,
                      version, m) >= PATH_MAX ||
@@ -577,7 +598,8 @@ int default_guest_kernel(struct default_guest *g, struct error *e)
     struct fetch f = {
         .what = "Debian's cloud kernel", .name = DEFAULT_GUEST_META_PACKAGE,
         .resolve = kernel_package, .member_dir = "boot",
-        .member_prefix = "vmlinuz-", .cache_name = "vmlinuz", .modules = true,
+        .member_prefix = "vmlinuz-", .cache_name = "vmlinuz",
+        .modules = &default_guest_xen_modules,
     };
     struct error inner;
 
@@ -623,31 +645,33 @@ int default_guest_kernel_version(const struct default_guest *g, char *out,
     return 0;
 }
 
-static bool modules_cached(const char *dir)
+static bool modules_cached(const char *dir,
+                           const struct default_guest_module_set *set)
 {
     char path[PATH_MAX];
 
-    for (int i = 0; default_guest_module_paths[i]; i++)
+    for (int i = 0; set->paths[i]; i++)
         if (snprintf(path, sizeof(path), "%s/%s", dir,
-                     strrchr(default_guest_module_paths[i], '/') + 1) >= PATH_MAX ||
+                     strrchr(set->paths[i], '/') + 1) >= PATH_MAX ||
             !cached(path))
             return false;
     return true;
 }
 
-int default_guest_modules(struct default_guest *g, struct error *e)
+int default_guest_modules(struct default_guest *g,
+                          const struct default_guest_module_set *set,
+                          struct error *e)
 {
     struct fetch f = {
-        .what = "the kernel's Xen disk and network drivers",
-        .resolve = same_package, .modules = true,
+        .what = set->what, .resolve = same_package, .modules = set,
     };
     char version[NAME_MAX + 1], package[sizeof(f.package)];
     struct error inner;
 
     if (default_guest_kernel_version(g, version, sizeof(version), e) ||
-        modules_path(g, version, g->modules, e))
+        modules_path(g, set, version, g->modules, e))
         return -1;
-    if (modules_cached(g->modules))
+    if (modules_cached(g->modules, set))
         return 0;
     if (snprintf(package, sizeof(package), KERNEL_PACKAGE_PREFIX "%s",
                  version) >= (int)sizeof(package))
@@ -656,7 +680,7 @@ int default_guest_modules(struct default_guest *g, struct error *e)
     if (fetch_updating(g, &f, e) == 0)
         return 0;
     inner = *e;
-    return fail(e, "cannot fetch the kernel's Xen drivers: %s", inner.msg);
+    return fail(e, "cannot fetch %s: %s", set->what, inner.msg);
 }
 
 int default_guest_work_dir(const struct default_guest *g, const char *tag,

@@ -7,6 +7,8 @@
  *     <cache>/vmlinuz -> vmlinuz-6.1.0-NN-cloud-amd64   (from the .deb)
  *     <cache>/modules-6.1.0-NN-cloud-amd64/xen-blkfront.ko, xen-netfront.ko
  *                                  (lib/modules/<version>/kernel/drivers/)
+ *     <cache>/virtio-6.1.0-NN-cloud-amd64/virtio_blk.ko, ...
+ *                                  (QEMU's drivers, for `perch bench --qemu`)
  *     <cache>/busybox                                   (bin/busybox)
  *
  * The modules come from the package of the cached kernel's version, as a
@@ -34,8 +36,8 @@ struct default_guest {
     char shown_dir[PATH_MAX];     /* the same for messages: ~/.cache/perch */
     char kernel[PATH_MAX];        /* <dir>/vmlinuz */
     char busybox[PATH_MAX];       /* <dir>/busybox */
-    char modules[PATH_MAX];       /* <dir>/modules-<version>, once
-                                     default_guest_modules() named it */
+    char modules[PATH_MAX];       /* <dir>/<folder>-<version> of the set
+                                     default_guest_modules() made sure of */
     bool apt_updated;             /* apt-get update runs at most once */
 };
 
@@ -51,17 +53,29 @@ int default_guest_kernel(struct default_guest *g, struct error *e);
  * note, since a guest runs without busybox (with /init only). */
 int default_guest_busybox(struct default_guest *g, struct error *e);
 
-/* The kernel's modules perch keeps: their paths under
- * lib/modules/<version>/kernel/ in the package, NULL-ended; in g->modules
- * each has its file name (xen-blkfront.ko). */
-extern const char *const default_guest_module_paths[];
+/* A set of the kernel's modules perch keeps: the Xen front ends perch's
+ * guests load, or the virtio drivers the same guest needs under QEMU. */
+struct default_guest_module_set {
+    const char *folder;           /* <cache>/<folder>-<version> */
+    const char *what;             /* for messages */
+    const char *const *paths;     /* under lib/modules/<version>/kernel/ in
+                                     the package, NULL-ended, a module after
+                                     those it needs; in the folder each has
+                                     its file name (xen-blkfront.ko) */
+};
 
-/* Make sure g->modules holds them for the cached kernel g->kernel (after
- * default_guest_kernel), fetching them from linux-image-<version> if the
- * cache lacks them (one line on stderr says so). Returns 0, or -1 with e
- * saying why not: for the caller to report as a note, since the guest
- * boots without them (with no disk or network). */
-int default_guest_modules(struct default_guest *g, struct error *e);
+extern const struct default_guest_module_set default_guest_xen_modules;
+extern const struct default_guest_module_set default_guest_virtio_modules;
+
+/* Make sure g->modules holds set's modules for the cached kernel g->kernel
+ * (after default_guest_kernel), fetching them from linux-image-<version>
+ * if the cache lacks them (one line on stderr says so; the kernel's own
+ * fetch keeps the Xen set). Returns 0, or -1 with e saying why not: for
+ * the caller to report as a note, since the guest boots without them
+ * (with no disk or network). */
+int default_guest_modules(struct default_guest *g,
+                          const struct default_guest_module_set *set,
+                          struct error *e);
 
 /* The version of the cached kernel (what g->kernel points
  * at, vmlinuz-VERSION), e.g. "6.1.0-57-cloud-amd64". */

@@ -1,16 +1,17 @@
-/* The default kernel's Xen front-end modules, from perch's cache for the initramfs. */
+/* The default kernel's modules (its Xen front ends, or QEMU's virtio drivers), from perch's cache for the initramfs. */
 #include "guest_modules.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static int read_all(const struct default_guest *g, struct guest_modules *m,
-                    struct error *e)
+static int read_all(const struct default_guest *g,
+                    const struct default_guest_module_set *set,
+                    struct guest_modules *m, struct error *e)
 {
     char path[PATH_MAX];
 
-    for (int i = 0; default_guest_module_paths[i]; i++) {
-        const char *name = strrchr(default_guest_module_paths[i], '/') + 1;
+    for (int i = 0; set->paths[i]; i++) {
+        const char *name = strrchr(set->paths[i], '/') + 1;
 
         if (m->n == GUEST_MODULES_MAX)
             return fail(e, "more than %d modules", GUEST_MODULES_MAX);
@@ -27,15 +28,16 @@ static int read_all(const struct default_guest *g, struct guest_modules *m,
     return 0;
 }
 
-void guest_modules_load(struct default_guest *g, const char *kernel,
-                        struct guest_modules *m)
+void guest_modules_load(struct default_guest *g,
+                        const struct default_guest_module_set *set,
+                        const char *kernel, struct guest_modules *m)
 {
     struct error e;
 
     memset(m, 0, sizeof(*m));
-    if (!kernel || !g->kernel[0] || strcmp(kernel, g->kernel))
+    if (!set || !kernel || !g->kernel[0] || strcmp(kernel, g->kernel))
         return;
-    if (default_guest_modules(g, &e) || read_all(g, m, &e)) {
+    if (default_guest_modules(g, set, &e) || read_all(g, set, m, &e)) {
         guest_modules_release(m);
         fprintf(stderr, "perch: note: %s: the guest gets no disk or network "
                         "driver\n", e.msg);

@@ -107,8 +107,8 @@ static int add_cmd(struct cpio *c, const struct initramfs_config *cfg,
     return rc;
 }
 
-/* Flat in /lib/modules: /init loads every *.ko there, in no order, so
- * only modules that need no other module belong there. */
+/* Flat in /lib/modules: /init loads every *.ko there, a module that needs
+ * another once that one is in (initramfs/init.c). */
 static int add_modules(struct cpio *c, const struct initramfs_config *cfg,
                        struct error *e)
 {

@@ -4,10 +4,11 @@
  * the usual directories, busybox with links for its common applets when
  * perch has it cached, /bin/perchbench (bench/perchbench.c, also carried
  * inside build/perch), /perch/cmd for `perch run -- CMD ARGS`, the default
- * kernel's Xen front ends as /lib/modules/<name>.ko (/init loads them
- * first), /perch/root naming the --root device (/init boots its init) and
- * for --net /perch/net (/init brings eth0 up by DHCP, busybox's udhcpc
- * running /perch/dhcp-event, a link to /init, to apply the lease).
+ * kernel's Xen front ends (or for QEMU its virtio drivers) as
+ * /lib/modules/<name>.ko (/init loads them first), /perch/root naming the
+ * --root device (/init boots its init) and for --net /perch/net (/init
+ * brings eth0 up by DHCP, busybox's udhcpc running /perch/dhcp-event, a
+ * link to /init, to apply the lease).
  */
 #ifndef PERCH_INITRAMFS_H
 #define PERCH_INITRAMFS_H

@@ -88,18 +88,21 @@ static void load_busybox(struct default_guest *g, struct file_data *busybox)
                         "perch's /init, with no shell or commands\n", e.msg);
 }
 
+/* modules: the set for kernel (NULL: none). */
 static int build_initramfs(struct default_guest *g, const struct options *o,
+                           const char *kernel,
+                           const struct default_guest_module_set *modules,
                            struct file_data *out, struct error *e)
 {
     struct initramfs_config cfg = { .cmd = o->cmd, .cmd_argc = o->cmd_argc,
                                     .root = o->root, .net = o->net.kind != NET_NONE };
     struct file_data busybox = { 0 };
-    struct guest_modules modules;
+    struct guest_modules loaded;
     int rc;
 
-    guest_modules_load(g, o->kernel, &modules);
-    cfg.modules = modules.list;
-    cfg.nr_modules = modules.n;
+    guest_modules_load(g, modules, kernel, &loaded);
+    cfg.modules = loaded.list;
+    cfg.nr_modules = loaded.n;
     load_busybox(g, &busybox);
     initramfs_init_image(&cfg.init, &cfg.init_bytes);
     initramfs_bench_image(&cfg.bench, &cfg.bench_bytes);
@@ -107,17 +110,20 @@ static int build_initramfs(struct default_guest *g, const struct options *o,
     cfg.busybox_bytes = busybox.size;
     rc = initramfs_build(&cfg, out, e);
     file_release(&busybox);
-    guest_modules_release(&modules);
+    guest_modules_release(&loaded);
     return rc;
 }
 
-int launch_initramfs(const struct options *o, struct file_data *out,
-                     struct error *e)
+int launch_initramfs(const struct options *o,
+                     const struct default_guest_module_set *modules,
+                     struct file_data *out, struct error *e)
 {
     static struct default_guest g;   /* large: four paths */
 
     memset(&g, 0, sizeof(g));
-    return build_initramfs(&g, o, out, e);
+    if (modules && default_guest_open(&g, e))
+        return -1;
+    return build_initramfs(&g, o, g.kernel, modules, out, e);
 }
 
 /* The user's initrd as it is; else, for Linux, perch's own. */
@@ -126,7 +132,8 @@ static int load_initrd(struct launch *l, const struct options *o, struct error *
     if (o->initrd)
         return file_read_all(o->initrd, &l->initrd, e);
     if (is_linux(l))
-        return build_initramfs(&l->guest, o, &l->initrd, e);
+        return build_initramfs(&l->guest, o, o->kernel,
+                               &default_guest_xen_modules, &l->initrd, e);
     if (o->cmd)
         return fail(e, "-- CMD needs a Linux kernel, with perch's /init "
                        "(%s is a '%s' kernel)", o->kernel, l->image.guest_os);

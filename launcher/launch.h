@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "default_guest.h"
 #include "error.h"
 #include "file.h"
 #include "stats.h"
@@ -30,9 +31,11 @@ int launch_with(const struct options *o, const struct launch_io *io,
                 struct error *e);
 
 /* The initramfs launch() gives a Linux kernel for o (its command, perch's
- * /init, busybox, perchbench), for another machine to boot (`perch bench
- * --qemu`). Returns 0, or -1 with e saying why. */
-int launch_initramfs(const struct options *o, struct file_data *out,
-                     struct error *e);
+ * /init, busybox, perchbench), for another machine to boot the default
+ * kernel with (`perch bench --qemu`): with that machine's drivers, the
+ * modules of set (NULL: none). Returns 0, or -1 with e saying why. */
+int launch_initramfs(const struct options *o,
+                     const struct default_guest_module_set *modules,
+                     struct file_data *out, struct error *e);
 
 #endif

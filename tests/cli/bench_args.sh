@@ -42,3 +42,75 @@ else
     fail no_qemu/one_note_line "stderr was: $(head -c 400 "$TMP/no_qemu.err")"
 fi
 expect_nothing_running no_qemu
+
+# The disk group's image cannot be made in DIR (a folder in its place):
+# one line, status 1, before any run.
+mkdir -p "$TMP/disk_out/perch-bench-disk.img"
+perch_run bench_disk_image_blocked bench --quick --out "$TMP/disk_out" diskrand
+expect_error bench_disk_image_blocked 1 "cannot create .*perch-bench-disk.img"
+bad bench_disk_name_unknown "no benchmark called 'diskrandom'.* disk .*diskrand" --quick diskrandom
+
+# perchbench's own side of the disk group: it needs --disk, a path that
+# is there, and room for the area (16 MiB with --quick); each refusal is
+# one 'perchbench: ' line, status 2 for the command line, 1 for the rest.
+PB=build/bench/perchbench
+# pb NAME WANT REGEX ARGS...: perchbench ARGS ends with WANT and one line.
+pb() {
+    local name=$1 want=$2 regex=$3
+    shift 3
+    timeout 30 "$PB" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null
+    status=$?
+    expect_status "$name" "$want"
+    if [ "$(wc -l <"$TMP/$name.err")" -eq 1 ] && grep -Eq "^perchbench: .*($regex)" "$TMP/$name.err"; then
+        pass "$name/one_line"
+    else
+        fail "$name/one_line" "stderr was: $(head -c 300 "$TMP/$name.err")"
+    fi
+}
+pb perchbench_disk_without_path 2 "diskrand needs --disk PATH" --quick diskrand
+pb perchbench_disk_option_empty 2 "--disk needs a device or file" --quick --disk
+pb perchbench_disk_missing 1 "cannot open $TMP/nosuch.img" --quick --disk "$TMP/nosuch.img" disk
+truncate -s 1M "$TMP/small.img"
+pb perchbench_disk_too_small 1 "holds 1048576 bytes, the disk group needs 16777216" \
+    --quick --disk "$TMP/small.img" diskseqread
+# perchbench list: three disk benchmarks, each a rate (MB/s or IOPS).
+if "$PB" list | awk '$2 == "disk" { n++ } END { exit n != 3 }' &&
+   "$PB" list | awk '$2 == "disk" && $3 != "MB/s" && $3 != "IOPS" { exit 1 }'; then
+    pass perchbench_list_disk_units
+else
+    fail perchbench_list_disk_units "$("$PB" list | grep disk)"
+fi
+
+# The net group's side: --net-listen is needed and must be A.B.C.D:PORT; a
+# peer asked for more than a benchmark moves, or for what it does not
+# know, stops with one line (the benchmark may be a guest's).
+pb perchbench_net_without_listen 2 "nettx needs --net-listen A.B.C.D:PORT" --quick nettx
+pb perchbench_net_listen_bad 2 "--net-listen 127.0.0.1 is not A.B.C.D:PORT" \
+    --quick --net-listen 127.0.0.1 netrr
+pb perchbench_netpeer_bad_address 1 "netpeer: localhost:80 is not A.B.C.D:PORT" \
+    netpeer localhost:80
+# fake_bench COMMAND: a listener on 127.0.0.1 that greets the peer as
+# perchbench does and sends COMMAND; prints its port, then waits.
+fake_bench() {
+    rm -f "$TMP/fake_port"
+    python3 -c '
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1); s.settimeout(20)
+print(s.getsockname()[1], flush=True)
+try:
+    c, _ = s.accept(); c.settimeout(20)
+    c.sendall(b"perchbench-net\n" + sys.argv[1].encode() + b"\n")
+    while c.recv(65536): pass
+except OSError: pass' "$1" >"$TMP/fake_port.new" &
+    fake=$!
+    for _ in $(seq 50); do [ -s "$TMP/fake_port.new" ] && break; sleep 0.1; done
+    mv "$TMP/fake_port.new" "$TMP/fake_port"
+}
+fake_bench "R 999999999999"
+pb perchbench_netpeer_too_much 1 "netpeer: an unknown command from the benchmark: 'R 999999999999'" \
+    netpeer "127.0.0.1:$(cat "$TMP/fake_port")"
+wait $fake
+fake_bench "X"
+pb perchbench_netpeer_unknown 1 "an unknown command from the benchmark: 'X'" \
+    netpeer "127.0.0.1:$(cat "$TMP/fake_port")"
+wait $fake

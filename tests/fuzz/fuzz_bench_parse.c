@@ -32,7 +32,7 @@ static void start(void)
         strcpy(set.names[i], names[i]);
         set.chosen[i] = true;
     }
-    set.work[1] = true;
+    set.group[1] = BENCH_WORK;
     bench_capture_start(&cap, &set, res, "fuzz run");
     bench_serial_start(&serial, &cap);
 }

@@ -1,10 +1,15 @@
 # `perch bench --quick`: perchbench natively and in the default guest. Every
-# micro-benchmark and one workload (the cheapest: a whole work run of each
-# takes minutes in a guest) get a table row with numbers in every column,
-# as does boot; bench.csv and bench.json parse; bad requests end in one
-# line and a non-zero status. Run with --qemu but a PATH without QEMU (a
-# note, the other columns); then, if QEMU is installed, one benchmark with
-# --qemu, whose table has the TCG column.
+# micro-benchmark, one workload (the cheapest: a whole work run of each
+# takes minutes in a guest), the disk group (on a scratch image in DIR,
+# the guest's xvda) and the net group (TCP with a peer on the host, through
+# --net user's forwarded port) get a table row with numbers in every
+# column, as does boot; bench.csv and bench.json parse, the disk and net
+# rows with their units and rates above zero, and the image is gone after;
+# bad requests end in one line and a non-zero status. Run with --qemu but a
+# PATH without QEMU (a note, the other columns); then, if QEMU is
+# installed, one benchmark and the disk and net groups with --qemu
+# (virtio-blk and virtio-net, their modules in the initramfs), whose table
+# has the TCG column. No figure is judged: only that it came.
 . tests/lib.sh
 
 # No qemu-system-x86_64 in this PATH; gnuplot, if installed, for bench.svg.
@@ -15,7 +20,7 @@ gnuplot=$(command -v gnuplot)
 out="$TMP/results"
 micro=$(build/bench/perchbench list | awk '$2 == "micro" { print $1 }')
 timeout 300 env PATH="$TMP/path" "$PERCH" bench --quick --qemu --out "$out" \
-    $micro sharith >"$TMP/bench.out" 2>"$TMP/bench.err" </dev/null
+    $micro sharith disk net >"$TMP/bench.out" 2>"$TMP/bench.err" </dev/null
 status=$?
 expect_status bench 0
 
@@ -35,6 +40,30 @@ for name in $micro; do
 done
 row sharith "^sharith +$ms +$ms +${num}x +$num +$num +$num\$" bench
 row boot "^boot +- +$ms +- +- +- +-\$" bench
+mbs="[0-9]+\.[0-9] \([0-9]+\.[0-9] - [0-9]+\.[0-9]\)"
+row diskseqwrite "^diskseqwrite +$mbs +$mbs +${num}x +$num +$num +$num\$" bench
+row diskseqread "^diskseqread +$mbs +$mbs +${num}x +$num +$num +$num\$" bench
+row diskrand "^diskrand +$ns +$ns +${num}x +$num +$num +$num\$" bench
+row nettx "^nettx +$mbs +$mbs +${num}x +$num +$num +$num\$" bench
+row netrx "^netrx +$mbs +$mbs +${num}x +$num +$num +$num\$" bench
+row netrr "^netrr +$ns +$ns +${num}x +$num +$num +$num\$" bench
+if grep -Eq "^net: native = TCP over loopback.* port [0-9]+ forwarded to the guest's 5201" \
+        "$TMP/bench.out"; then
+    pass bench/net_note
+else
+    fail bench/net_note "$(grep '^net' "$TMP/bench.out" | head -c 600)"
+fi
+if grep -q '^disk: MB/s .*HIGHER is better' "$TMP/bench.out" &&
+   grep -Eq "^disk: native = O_DIRECT on $out/perch-bench-disk.img \(" "$TMP/bench.out"; then
+    pass bench/disk_note
+else
+    fail bench/disk_note "$(grep '^disk' "$TMP/bench.out" | head -c 600)"
+fi
+if [ ! -e "$out/perch-bench-disk.img" ]; then
+    pass bench/disk_image_removed
+else
+    fail bench/disk_image_removed "$out/perch-bench-disk.img is still there"
+fi
 if [ "$(grep -c 'note: no qemu-system-x86_64 in PATH' "$TMP/bench.err")" -eq 1 ] &&
    ! grep -q TCG "$TMP/bench.out"; then
     pass bench/no_qemu_note
@@ -46,10 +75,16 @@ if python3 - "$out/bench.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert rows, "no rows"
-assert {r["group"] for r in rows} == {"micro", "work", "boot"}, rows
+assert {r["group"] for r in rows} == {"micro", "work", "disk", "net", "boot"}, rows
+units = {r["benchmark"]: r["unit"] for r in rows}
+assert units["diskseqwrite"] == units["diskseqread"] == units["nettx"] == "MB/s", units
+assert units["diskrand"] == "IOPS" and units["netrr"] == "trips/s", units
+assert units["syscall"] == units["boot"] == "ns", units
 for r in rows:
+    if r["group"] in ("disk", "net"):
+        assert float(r["native_median"]) > 0 and float(r["guest_median"]) > 0, r
     for k, v in r.items():
-        if k in ("benchmark", "group"):
+        if k in ("benchmark", "group", "unit"):
             continue
         if r["group"] == "boot" and (k.startswith("native") or
                                      k.endswith("per_op") or k.endswith("ratio")):
@@ -79,15 +114,24 @@ fi
 
 # Under QEMU TCG too: three time columns, guest/TCG, and TCG's boot.
 if command -v qemu-system-x86_64 >/dev/null; then
-    timeout 300 "$PERCH" bench --quick --qemu --out "$TMP/qemu" syscall \
+    timeout 300 "$PERCH" bench --quick --qemu --out "$TMP/qemu" syscall disk net \
         >"$TMP/qemu.out" 2>"$TMP/qemu.err" </dev/null
     status=$?
     expect_status qemu 0
     row syscall "^syscall +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num\$" qemu
     row boot "^boot +- +$ms +$ms +- +${num}x +- +- +-\$" qemu
+    row diskseqread "^diskseqread +$mbs +$mbs +$mbs +${num}x +${num}x +$num +$num +$num\$" qemu
+    row diskrand "^diskrand +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num\$" qemu
+    row netrx "^netrx +$mbs +$mbs +$mbs +${num}x +${num}x +$num +$num +$num\$" qemu
+    row netrr "^netrr +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num\$" qemu
     if grep -Eq '^benchmark +native +guest +TCG +guest/nat +guest/TCG ' "$TMP/qemu.out" &&
-       python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["benchmarks"][0]["tcg"]["median_ns"] > 0' \
-           "$TMP/qemu/bench.json"; then
+       python3 -c '
+import json, sys
+d = {b["name"]: b for b in json.load(open(sys.argv[1]))["benchmarks"]}
+assert d["syscall"]["tcg"]["median"] > 0 and not d["syscall"]["higher_is_better"]
+assert d["diskrand"]["tcg"]["median"] > 0 and d["diskrand"]["higher_is_better"]
+assert d["diskseqwrite"]["unit"] == "MB/s"
+assert d["netrr"]["tcg"]["median"] > 0 and d["netrr"]["unit"] == "trips/s"' "$TMP/qemu/bench.json"; then
         pass qemu/tcg_column
     else
         fail qemu/tcg_column "$(head -c 600 "$TMP/qemu.out")"

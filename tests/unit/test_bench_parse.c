@@ -1,6 +1,7 @@
 /*
  * Unit tests of `perch bench`'s output parsing (launcher/bench_parse.c):
- * perchbench's result lines, the counter marks and /init's boot mark as
+ * `perchbench list`'s lines (groups and units), perchbench's result lines
+ * (a disk benchmark's rate among them), the counter marks and /init's boot mark as
  * perch's console hands them over, and QEMU's raw serial output, where the
  * exit-status sequence and the marks are still in the bytes (split
  * anywhere, among \r\n line ends and firmware escapes).
@@ -28,7 +29,7 @@ static void start(void)
     strcpy(set.names[0], "syscall");
     strcpy(set.names[1], "gzip");
     strcpy(set.names[2], "pipe");
-    set.work[1] = true;
+    set.group[1] = BENCH_WORK;
     set.chosen[0] = set.chosen[1] = true;
     bench_capture_start(&cap, &set, res, "test run");
 }
@@ -149,6 +150,80 @@ static void missing_names_the_first_gap(void)
     CHECK(!strcmp(bench_missing(&set, res, true), "syscall"));
 }
 
+/* ---- `perchbench list` -------------------------------------------------- */
+
+/* Each line gives a name, its group and its unit: ns is a time, MB/s,
+ * IOPS and trips/s are rates (higher is better); the words after are for
+ * people. */
+static void list_lines_name_group_and_unit(void)
+{
+    struct error e = { "" };
+
+    memset(&set, 0, sizeof(set));
+    CHECK(bench_parse_list_line(&set, "pipe         micro  ns    Time for one "
+                                "context switch via pipe", &e) == 0);
+    CHECK(bench_parse_list_line(&set, "gzip work ns Time for gzip", &e) == 0);
+    CHECK(bench_parse_list_line(&set, "diskseqread  disk   MB/s  Sequential "
+                                "O_DIRECT read", &e) == 0);
+    CHECK(bench_parse_list_line(&set, "diskrand disk IOPS Random reads", &e) == 0);
+    CHECK(bench_parse_list_line(&set, "netrr net trips/s TCP round trips", &e) == 0);
+    CHECK(set.n == 5);
+    CHECK(set.group[4] == BENCH_NET && set.rate[4] && !strcmp(set.unit[4], "trips/s"));
+    CHECK(!strcmp(set.names[0], "pipe") && set.group[0] == BENCH_MICRO &&
+          !set.rate[0] && !strcmp(set.unit[0], "ns"));
+    CHECK(set.group[1] == BENCH_WORK && !set.rate[1]);
+    CHECK(!strcmp(set.names[2], "diskseqread") && set.group[2] == BENCH_DISK &&
+          set.rate[2] && !strcmp(set.unit[2], "MB/s"));
+    CHECK(set.rate[3] && !strcmp(set.unit[3], "IOPS"));
+}
+
+/* A line of fewer than three words is skipped; an unknown group or unit
+ * (a perchbench perch does not know how to show) is an error naming it,
+ * and adds nothing; a list longer than BENCH_MAX is an error too. */
+static void list_lines_refused(void)
+{
+    struct error e = { "" };
+
+    memset(&set, 0, sizeof(set));
+    CHECK(bench_parse_list_line(&set, "", &e) == 0);
+    CHECK(bench_parse_list_line(&set, "pipe micro", &e) == 0);
+    CHECK(set.n == 0);
+    CHECK(bench_parse_list_line(&set, "x cpu ns What", &e) == -1);
+    CHECK_CONTAINS(e.msg, "unknown group 'cpu'");
+    CHECK(bench_parse_list_line(&set, "x disk GB/h What", &e) == -1);
+    CHECK_CONTAINS(e.msg, "unknown unit 'GB/h'");
+    CHECK(bench_parse_list_line(&set, "x disk MB/s/x What", &e) == -1);
+    CHECK(set.n == 0 && !set.names[0][0]);
+    /* A name longer than BENCH_NAME_MAX never overflows: its rest is read
+     * as the group, which is unknown. */
+    CHECK(bench_parse_list_line(&set, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa "
+                                "micro ns x", &e) == -1);
+    CHECK(set.n == 0);
+    memset(&set, 0, sizeof(set));
+    for (int i = 0; i < BENCH_MAX; i++)
+        CHECK(bench_parse_list_line(&set, "b micro ns x", &e) == 0);
+    CHECK(bench_parse_list_line(&set, "b micro ns x", &e) == -1);
+    CHECK_CONTAINS(e.msg, "more than");
+    CHECK(set.n == BENCH_MAX);
+}
+
+/* A disk benchmark's line carries its rate where others carry ns: read
+ * as it is, with its requests as ops. */
+static void rate_line_is_parsed(void)
+{
+    start();
+    strcpy(set.names[2], "diskseqread");
+    set.group[2] = BENCH_DISK;
+    set.rate[2] = true;
+    set.chosen[2] = true;
+    feed("perchbench diskseqread 812.5 790.1 830.2 samples 3 batch 256 ops 768\n");
+    CHECK(res[2].have && res[2].median == 812.5 && res[2].min == 790.1 &&
+          res[2].max == 830.2 && res[2].ops == 768);
+    CHECK(bench_any_chosen(&set, BENCH_DISK) && bench_any_chosen(&set, BENCH_WORK));
+    set.chosen[1] = false;
+    CHECK(!bench_any_chosen(&set, BENCH_WORK));
+}
+
 /* ---- QEMU's serial output ---------------------------------------------- */
 
 /* What a TCG run prints: firmware escapes, the kernel's log, /init's boot
@@ -245,6 +320,9 @@ int main(void)
     RUN(marks_without_counters);
     RUN(boot_mark_times_the_boot);
     RUN(missing_names_the_first_gap);
+    RUN(list_lines_name_group_and_unit);
+    RUN(list_lines_refused);
+    RUN(rate_line_is_parsed);
     RUN(serial_output_is_parsed);
     RUN(serial_split_anywhere);
     RUN(serial_exit_status);
