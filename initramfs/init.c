@@ -2,7 +2,8 @@
  * perch's /init: the first process of the initramfs the Launcher builds
  * (launcher/initramfs.c). It mounts the usual filesystems, puts the console
  * on stdin/stdout/stderr, loads the kernel modules in /lib/modules (the
- * default kernel's Xen disk and network front ends), then either
+ * default kernel's Xen disk and network front ends, each with the
+ * parameters in /perch/params/NAME.ko if there is one), then either
  *   - boots the disk /perch/root names (`perch run --root DEV`), with its
  *     own /sbin/init as PID 1 (root.c), powering off if it cannot (the
  *     disk's system brings up its own network); or
@@ -283,15 +284,36 @@ static void run_command(void)
         report_exit(exit_code(status));
 }
 
+/* The parameters the Launcher chose for module NAME.ko: the text of
+ * /perch/params/NAME.ko (one line, as modprobe's options), or "". */
+static void module_params(const char *name, char *out, size_t size)
+{
+    char path[PATH_MAX];
+    ssize_t n = -1;
+    int fd;
+
+    out[0] = '\0';
+    if (snprintf(path, sizeof(path), "%s/%s", PARAMS_DIR, name) >= (int)sizeof(path))
+        return;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    n = read(fd, out, size - 1);
+    close(fd);
+    out[n > 0 ? n : 0] = '\0';
+}
+
 /* One module into the kernel: 0, or the errno why not (EEXIST, a driver
  * built in, counts as in). The kernel checks it is built for it. */
 static int load_module(int dir, const char *name)
 {
     int fd = openat(dir, name, O_RDONLY | O_CLOEXEC), err = 0;
+    char params[256];
 
     if (fd < 0)
         return errno;
-    if (syscall(SYS_finit_module, fd, "", 0) < 0 && errno != EEXIST)
+    module_params(name, params, sizeof(params));
+    if (syscall(SYS_finit_module, fd, params, 0) < 0 && errno != EEXIST)
         err = errno;
     close(fd);
     return err;

@@ -5,6 +5,7 @@
 #define CMD_FILE "/perch/cmd"
 #define ROOT_FILE "/perch/root"
 #define NET_FILE "/perch/net"
+#define PARAMS_DIR "/perch/params"   /* NAME.ko: that module's parameters */
 /* /init under this name is udhcpc's script (net.c). */
 #define DHCP_EVENT "/perch/dhcp-event"
 

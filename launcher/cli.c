@@ -74,6 +74,10 @@ void cli_print_help(void)
 "                         every change since the last flush was one KVM's\n"
 "                         shadow paging shows without it (a new mapping, or\n"
 "                         write access added)\n"
+"  --small-disk-requests  switch an optimization off: perch's initramfs loads\n"
+"                         xen-blkfront with Linux's defaults (at most 128 KiB\n"
+"                         a request, a one-page ring) instead of asking for\n"
+"                         1 MiB requests on a 16-page ring\n"
 "  --no-guest-isolation   run guest processes on the guest kernel's own page\n"
 "                         tables: a system call reaches the guest kernel with\n"
 "                         no ring 0 at all, but guest processes can then read\n"
@@ -251,6 +255,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "no-fault-decode", no_argument, NULL, 'D' },
         { "no-guest-isolation", no_argument, NULL, 'I' },
         { "no-sandbox", no_argument, NULL, 'Z' },
+        { "small-disk-requests", no_argument, NULL, 'B' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -281,6 +286,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'D': o->optimizations_off |= PERCH_OPT_FAULT_DECODE; break;
         case 'I': o->no_guest_isolation = true; break;
         case 'Z': o->no_sandbox = true; break;
+        case 'B': o->small_disk_requests = true; break;
         case 'h': o->command = CMD_HELP; return 0;
         case ':':
             if (is_long_option(argv[optind - 1]))

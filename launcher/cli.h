@@ -33,6 +33,7 @@ struct options {
     bool strict;
     bool no_guest_isolation;   /* guest user on the guest kernel's L4 */
     bool no_sandbox;           /* --no-sandbox: the guest-facing threads unconfined */
+    bool small_disk_requests;  /* --small-disk-requests: blkfront's defaults */
     uint32_t optimizations_off;   /* PERCH_OPT_* (abi/layout.h) */
     struct disk_option disks[MAX_DISKS];
     unsigned nr_disks;

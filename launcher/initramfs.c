@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blkif.h"
+#include "blkif_request.h"
 #include "cpio.h"
 
 /* Symlinks make these work as commands (`perch run -- ls /`); the shell
@@ -26,8 +28,8 @@ const char *const initramfs_applets[] = {
 };
 
 static const char *const dirs[] = {
-    "dev", "proc", "sys", "bin", "sbin", "tmp", "etc", "perch", "lib",
-    "lib/modules", NULL,
+    "dev", "proc", "sys", "bin", "sbin", "tmp", "etc", "perch", "perch/params",
+    "lib", "lib/modules", NULL,
 };
 
 char *initramfs_encode_cmd(char *const *argv, int argc, size_t *bytes)
@@ -107,8 +109,32 @@ static int add_cmd(struct cpio *c, const struct initramfs_config *cfg,
     return rc;
 }
 
+/*
+ * Linux's blkfront asks for at most 32 segments (128 KiB) a request on a
+ * one-page ring unless told more; perch's back end takes 256 indirect
+ * segments (1 MiB) on up to 16 pages (vbd.c), so /init tells it, unless
+ * --small-disk-requests keeps Linux's defaults to measure the difference.
+ */
+#define BLKFRONT_MODULE "xen-blkfront.ko"
+#define BLKFRONT_PARAMS_(segs, order) \
+    "max_indirect_segments=" #segs " max_ring_page_order=" #order
+#define BLKFRONT_PARAMS(segs, order) BLKFRONT_PARAMS_(segs, order)
+
+static int add_module_params(struct cpio *c, const struct initramfs_config *cfg,
+                             const char *module, struct error *e)
+{
+    static const char params[] =
+        BLKFRONT_PARAMS(BLKIF_MAX_INDIRECT_SEGMENTS, BLKIF_MAX_RING_ORDER);
+
+    if (strcmp(module, BLKFRONT_MODULE) || cfg->small_disk_requests)
+        return 0;
+    return cpio_add_file(c, "perch/params/" BLKFRONT_MODULE, 0644, params,
+                         sizeof(params) - 1, e);
+}
+
 /* Flat in /lib/modules: /init loads every *.ko there, a module that needs
- * another once that one is in (initramfs/init.c). */
+ * another once that one is in (initramfs/init.c), with its parameters from
+ * /perch/params if there are any. */
 static int add_modules(struct cpio *c, const struct initramfs_config *cfg,
                        struct error *e)
 {
@@ -121,7 +147,8 @@ static int add_modules(struct cpio *c, const struct initramfs_config *cfg,
         if (n < 4 || strchr(m->name, '/') || strcmp(m->name + n - 3, ".ko") ||
             snprintf(name, sizeof(name), "lib/modules/%s", m->name) >= (int)sizeof(name))
             return fail(e, "bad module name '%s' (want NAME.ko)", m->name);
-        if (cpio_add_file(c, name, 0644, m->bytes, m->size, e))
+        if (cpio_add_file(c, name, 0644, m->bytes, m->size, e) ||
+            add_module_params(c, cfg, m->name, e))
             return -1;
     }
     return 0;

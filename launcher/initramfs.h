@@ -42,6 +42,7 @@ struct initramfs_config {
                                       none, /init stays in the initramfs */
     bool net;                      /* --net: /perch/net, and /init brings
                                       eth0 up by DHCP */
+    bool small_disk_requests;      /* blkfront keeps Linux's defaults */
 };
 
 /* The applets linked to /bin/busybox, NULL-ended. */

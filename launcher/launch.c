@@ -95,7 +95,8 @@ static int build_initramfs(struct default_guest *g, const struct options *o,
                            struct file_data *out, struct error *e)
 {
     struct initramfs_config cfg = { .cmd = o->cmd, .cmd_argc = o->cmd_argc,
-                                    .root = o->root, .net = o->net.kind != NET_NONE };
+                                    .root = o->root, .net = o->net.kind != NET_NONE,
+                                    .small_disk_requests = o->small_disk_requests };
     struct file_data busybox = { 0 };
     struct guest_modules loaded;
     int rc;

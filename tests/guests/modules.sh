@@ -27,6 +27,19 @@ else
     pass modules/all_loaded
 fi
 
+# blkfront asks for what perch's back end takes (1 MiB requests, 16 ring
+# pages), unless --small-disk-requests keeps Linux's defaults.
+for mode in large small; do
+    flag=; [ $mode = small ] && flag=--small-disk-requests
+    timeout 120 "$PERCH" run $flag -- /bin/sh -c \
+        'cd /sys/module/xen_blkfront/parameters && echo "blkfront $(cat max_indirect_segments) $(cat max_ring_page_order)"' \
+        >"$TMP/params_$mode.out" 2>"$TMP/params_$mode.err" </dev/null
+    status=$?
+    expect_status params_$mode 0
+done
+expect_line params_large out '^blkfront 256 4[[:space:]]*$'
+expect_line params_small out '^blkfront 32 0[[:space:]]*$'
+
 # A user's own KERNEL gets no modules (they are built for perch's one).
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/perch
 [ "${CACHE#/}" != "$CACHE" ] || CACHE=$HOME/.cache/perch
