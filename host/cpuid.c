@@ -11,6 +11,7 @@
 #include "env.h"
 #include "host.h"
 #include "cpuid.h"
+#include "vcpu.h"
 
 #define BIT(n) (1u << (n))
 #define ANY_SUBLEAF 0xffffffffu
@@ -102,7 +103,7 @@ static const struct feature_word xen_pv_features[] = {
  * that Xen already hides from PV guests (marked "Xen:"). Linux reads each
  * as "absent" and leaves the feature, and its MSRs, alone.
  */
-#define XSAVE_DEP "needs XSAVE-managed state; XSAVE is hidden"
+#define XSAVE_DEP "XSAVE state perch does not offer the guest kernel (host/cpuid.c offers x87, SSE, AVX)"
 #define SPEC_MSR  "enumerates MSR_SPEC_CTRL/PRED_CMD, which perch does not emulate"
 
 const struct cpuid_hidden_bit cpuid_hidden[] = {
@@ -113,19 +114,13 @@ const struct cpuid_hidden_bit cpuid_hidden[] = {
     { 1, ANY_SUBLEAF, CPUID_EDX, 14, "MCA", "machine-check MSRs are not emulated" },
     { 1, ANY_SUBLEAF, CPUID_EDX, 22, "ACPI", "thermal-control MSRs; Linux clears it for a domU" },
     { 1, ANY_SUBLEAF, CPUID_ECX, 3, "MONITOR", "Xen: not for PV; monitor/mwait fault at CPL3" },
-    { 1, ANY_SUBLEAF, CPUID_ECX, 12, "FMA", XSAVE_DEP },
     { 1, ANY_SUBLEAF, CPUID_ECX, 15, "PDCM", "Xen: not for PV; PERF_CAPABILITIES MSR" },
     { 1, ANY_SUBLEAF, CPUID_ECX, 17, "PCID", "Xen: HVM only; CR3 loads are perch's, without PCIDs" },
     { 1, ANY_SUBLEAF, CPUID_ECX, 18, "DCA", "Xen: not for PV; DCA MSRs" },
     { 1, ANY_SUBLEAF, CPUID_ECX, 21, "X2APIC", "no x2APIC MSRs; Linux clears it under Xen PV" },
     { 1, ANY_SUBLEAF, CPUID_ECX, 24, "TSC_DEADLINE", "Xen: HVM only; TSC_DEADLINE MSR" },
-    { 1, ANY_SUBLEAF, CPUID_ECX, 26, "XSAVE", "xsetbv is not emulated and the real CR4.OSXSAVE is clear" },
-    { 1, ANY_SUBLEAF, CPUID_ECX, 27, "OSXSAVE", "follows XSAVE" },
-    { 1, ANY_SUBLEAF, CPUID_ECX, 28, "AVX", XSAVE_DEP },
-    { 1, ANY_SUBLEAF, CPUID_ECX, 29, "F16C", XSAVE_DEP },
     { 7, 0, CPUID_EBX, 0, "FSGSBASE", "wr{fs,gs}base would bypass the vCPU's segment bases" },
     { 7, 0, CPUID_EBX, 1, "TSC_ADJUST", "Xen: HVM only; TSC_ADJUST MSR" },
-    { 7, 0, CPUID_EBX, 5, "AVX2", XSAVE_DEP },
     { 7, 0, CPUID_EBX, 7, "SMEP", "Xen: HVM only; the guest cannot set CR4.SMEP" },
     { 7, 0, CPUID_EBX, 10, "INVPCID", "Xen: HVM only; follows PCID" },
     { 7, 0, CPUID_EBX, 14, "MPX", XSAVE_DEP },
@@ -271,6 +266,97 @@ static void cache_leaf(uint32_t subleaf, uint32_t r[4])
     r[3] &= 0x7u;
 }
 
+/* ---- XSAVE ----------------------------------------------------------------- */
+
+/*
+ * Guest processes run `cpuid` and AVX natively: this machine's KVM gives
+ * guest code the host's CPUID bits, CR4.OSXSAVE and XCR0 (docs/kvm.md), so
+ * glibc uses ymm registers whatever perch tells the kernel. The kernel must
+ * then switch them between processes, which only XSAVE does: perch offers
+ * it x87, SSE and AVX, as far as the real XCR0 enables them, in the
+ * standard format (no XSAVEC, no XSAVES: those need ring 0 or sizes perch
+ * would have to invent), and takes its xsetbv as a choice among those
+ * (host/emulate.c). The real XCR0 stays a superset: XSAVE and XRSTOR act on
+ * the mask the kernel gives them, so the extra components are untouched.
+ */
+#define XCR0_X87 BIT(0)
+#define XCR0_SSE BIT(1)
+#define XCR0_AVX BIT(2)
+#define XSAVE_LEGACY_AND_HEADER 576u     /* the FXSAVE image, then the header */
+#define XSAVEOPT_BIT BIT(0)              /* leaf 0xd subleaf 1, eax */
+
+#define LEAF1_ECX_FMA     BIT(12)
+#define LEAF1_ECX_XSAVE   BIT(26)
+#define LEAF1_ECX_OSXSAVE BIT(27)
+#define LEAF1_ECX_AVX     BIT(28)
+#define LEAF1_ECX_F16C    BIT(29)
+#define LEAF7_EBX_AVX2    BIT(5)
+#define CR4_OSXSAVE       (1ull << 18)
+
+uint64_t guest_xcr0_allowed(void)
+{
+    uint32_t r[4];
+    uint64_t real;
+
+    env_cpuid(1, 0, r);
+    if (!(r[2] & LEAF1_ECX_XSAVE) || !(r[2] & LEAF1_ECX_OSXSAVE))
+        return 0;
+    real = env_xcr0();
+    if ((real & (XCR0_X87 | XCR0_SSE)) != (XCR0_X87 | XCR0_SSE))
+        return 0;
+    return real & (XCR0_X87 | XCR0_SSE | XCR0_AVX);
+}
+
+/* Bytes of a standard-format XSAVE area for the components in mask. */
+static uint32_t xsave_size(uint64_t mask)
+{
+    uint32_t size = XSAVE_LEGACY_AND_HEADER, r[4];
+
+    for (unsigned i = 2; i < 32; i++) {
+        if (!(mask >> i & 1))
+            continue;
+        env_cpuid(0xd, i, r);            /* eax size, ebx offset */
+        if (r[1] + r[0] > size)
+            size = r[1] + r[0];
+    }
+    return size;
+}
+
+/* Leaf 0xd: the components offered, their sizes, XSAVEOPT only. */
+static void xsave_leaf(uint32_t subleaf, uint32_t r[4])
+{
+    uint64_t allowed = guest_xcr0_allowed();
+
+    if (!allowed || (subleaf >= 2 && !(allowed >> subleaf & 1)) || subleaf >= 32) {
+        set4(r, 0, 0, 0, 0);
+        return;
+    }
+    if (subleaf == 0)
+        set4(r, (uint32_t)allowed, xsave_size(current->xcr0), xsave_size(allowed), 0);
+    else if (subleaf == 1)
+        set4(r, r[0] & XSAVEOPT_BIT, 0, 0, 0);
+}
+
+/* XSAVE and what needs AVX's state, as far as it is offered; OSXSAVE as
+ * the guest set its CR4. */
+static void xsave_features(uint32_t leaf, uint32_t subleaf, uint32_t r[4])
+{
+    uint64_t allowed = guest_xcr0_allowed();
+
+    if (leaf == 1) {
+        if (!allowed)
+            r[2] &= ~(LEAF1_ECX_XSAVE | LEAF1_ECX_OSXSAVE);
+        else if (current->cr4 & CR4_OSXSAVE)
+            r[2] |= LEAF1_ECX_OSXSAVE;
+        else
+            r[2] &= ~LEAF1_ECX_OSXSAVE;
+        if (!(allowed & XCR0_AVX))
+            r[2] &= ~(LEAF1_ECX_AVX | LEAF1_ECX_FMA | LEAF1_ECX_F16C);
+    } else if (leaf == 7 && subleaf == 0 && !(allowed & XCR0_AVX)) {
+        r[1] &= ~LEAF7_EBX_AVX2;
+    }
+}
+
 /* Basic leaves 0 .. MAX_BASIC_LEAF, after the feature masks. */
 static void basic_leaf(uint32_t leaf, uint32_t subleaf, bool amd, uint32_t r[4])
 {
@@ -295,6 +381,9 @@ static void basic_leaf(uint32_t leaf, uint32_t subleaf, bool amd, uint32_t r[4])
         else
             cache_leaf(subleaf, r);
         break;
+    case 0xd:
+        xsave_leaf(subleaf, r);
+        break;
     case 7:
         env_cpuid(7, 0, raw7);
         if (subleaf > min32(raw7[0], MAX_LEAF7_SUBLEAF))
@@ -304,7 +393,7 @@ static void basic_leaf(uint32_t leaf, uint32_t subleaf, bool amd, uint32_t r[4])
         break;
     default:
         /* 3 serial number, 5 MONITOR, 6 power, 8, 9 DCA, 0xa PMU,
-         * 0xb topology, 0xc, 0xd XSAVE: none for a PV guest. */
+         * 0xb topology, 0xc: none for a PV guest. */
         set4(r, 0, 0, 0, 0);
         break;
     }
@@ -385,6 +474,7 @@ void guest_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
     }
     env_cpuid(leaf, subleaf, out);
     apply_feature_policy(leaf, subleaf, out);
+    xsave_features(leaf, subleaf, out);
     if (leaf < 0x80000000u)
         basic_leaf(leaf, subleaf, amd, out);
     else

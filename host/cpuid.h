@@ -19,6 +19,15 @@ void guest_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
  */
 void env_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
 
+/* The real XCR0 (xgetbv 0); only called while the real CPUID says
+ * OSXSAVE, so the instruction is there. Unit tests bring a fake. */
+uint64_t env_xcr0(void);
+
+/* The XCR0 bits the guest kernel may set with xsetbv: x87, SSE and AVX
+ * where the real XCR0 has them, 0 when the real CPU runs guest code
+ * without XSAVE (then XSAVE is hidden, as before). */
+uint64_t guest_xcr0_allowed(void);
+
 /* A feature bit perch hides from the guest, and why (for docs and tests). */
 enum { CPUID_EAX, CPUID_EBX, CPUID_ECX, CPUID_EDX };
 struct cpuid_hidden_bit {

@@ -30,11 +30,18 @@
 #define CR4_OSXMMEXCPT (1ull << 10)
 /* As in Xen, the guest sees these real CR4 bits, read-only... */
 #define CR4_VISIBLE (CR4_PAE | CR4_MCE | CR4_OSFXSR | CR4_OSXMMEXCPT)
-/* ...and controls these. Xen also lets it control TSD, FSGSBASE and
- * OSXSAVE; perch applies no CR4 bit to the hardware and hides FSGSBASE and
- * XSAVE, so only DE (which changes nothing perch emulates) is kept.
- * Everything else a write sets, PGE, PSE and PCE among them, is dropped. */
-#define CR4_GUEST      CR4_DE
+/* ...and controls these. Xen also lets it control TSD and FSGSBASE; perch
+ * applies no CR4 bit to the hardware and hides FSGSBASE, so DE (which
+ * changes nothing perch emulates) and OSXSAVE (on from the start where
+ * XSAVE is offered, as Xen does; it only says so in CPUID: guest code runs
+ * with the real one set, docs/kvm.md) are kept. Everything else a write sets, PGE, PSE and PCE
+ * among them, is dropped. */
+#define CR4_OSXSAVE    (1ull << 18)
+#define CR4_GUEST      (CR4_DE | CR4_OSXSAVE)
+
+#define XCR0_X87 1ull
+#define XCR0_SSE 2ull
+#define XCR0_AVX 4ull
 
 #define MSR_APIC_BASE      0x0000001bu
 #define MSR_PAT            0x00000277u
@@ -52,6 +59,11 @@ void emulate_reset(void)
     current->segments_dirty = false;
     current->cr0_ts = false;
     current->cr4 = PERCH_VCPU_CR4 & CR4_VISIBLE;
+    /* As Xen starts a PV vCPU where XSAVE is offered: OSXSAVE on (Linux
+     * checks it before it trusts XSAVE), x87 and SSE in XCR0. */
+    if (guest_xcr0_allowed())
+        current->cr4 |= CR4_OSXSAVE;
+    current->xcr0 = XCR0_X87 | XCR0_SSE;
 }
 
 /* ---- The instruction at rip ---------------------------------------------- */
@@ -289,6 +301,20 @@ static enum emul_result emulate_mov_cr(struct cpu_regs *regs, const struct fetch
     return step(regs, f);
 }
 
+/* xsetbv: the kernel picks, among the components host/cpuid.c offers, what
+ * its XSAVE area holds. x87 always, AVX only with SSE, XCR0 (ecx 0) only,
+ * as the CPU would check; the real XCR0 is left as it is (a superset). */
+static enum emul_result emulate_xsetbv(struct cpu_regs *regs, const struct fetched *f)
+{
+    uint64_t value = (regs->rdx << 32) | (uint32_t)regs->rax;
+
+    if ((uint32_t)regs->rcx != 0 || !(value & XCR0_X87) ||
+        (value & ~guest_xcr0_allowed()) || ((value & XCR0_AVX) && !(value & XCR0_SSE)))
+        return EMUL_INJECT_GP;
+    current->xcr0 = value;
+    return step(regs, f);
+}
+
 /* ---- Dispatch ------------------------------------------------------------------- */
 
 /* Two-byte opcodes 0f xx. */
@@ -298,6 +324,8 @@ static enum emul_result emulate_0f(struct cpu_regs *regs, const struct fetched *
     case 0xa2:
         emulate_cpuid(regs);
         return step(regs, f);
+    case 0x01:                          /* group 7: only xsetbv */
+        return f->in.modrm == 0xd1 ? emulate_xsetbv(regs, f) : EMUL_INJECT_GP;
     case 0x32:
         return emulate_rdmsr(regs, f);
     case 0x30:

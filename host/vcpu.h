@@ -57,6 +57,8 @@ struct vcpu {
      * an EMUL_INJECT_PF. */
     bool cr0_ts;
     uint64_t cr4;
+    uint64_t xcr0;          /* the guest kernel's XCR0 (xsetbv): a subset of
+                             * the real one, which KVM keeps (host/cpuid.c) */
     uint64_t emulated_fault_address;
 
     /* The virtual I/O privilege level and I/O bitmap (physdev_op). */

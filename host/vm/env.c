@@ -95,6 +95,14 @@ void env_idle(void)
 }
 
 /* CPUID at CPL3 is answered by KVM with the vCPU's CPUID. */
+uint64_t env_xcr0(void)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((uint64_t)hi << 32) | lo;
+}
+
 void env_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
 {
     __asm__ volatile("cpuid"

@@ -389,6 +389,13 @@ __attribute__((weak)) void env_idle(void)
     abort();
 }
 
+/* A CPU whose guest code has x87, SSE and AVX on, as this machine's KVM
+ * gives it (tests may bring their own). */
+__attribute__((weak)) uint64_t env_xcr0(void)
+{
+    return 0x207;
+}
+
 __attribute__((weak)) void env_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
 {
     (void)leaf, (void)subleaf;

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "host_env.h"
 #include "../../host/cpuid.h"
+#include "../../host/vcpu.h"
 
 #define ALL 0xffffffffu
 
@@ -17,6 +18,14 @@
 
 static int fake_amd;
 static unsigned fake_calls;
+static uint64_t fake_xcr0;          /* the XCR0 guest code runs with */
+static int fake_no_osxsave;         /* the real CR4.OSXSAVE clear */
+
+/* Replaces host_env.c's weak stand-in. */
+uint64_t env_xcr0(void)
+{
+    return fake_xcr0;
+}
 
 static void set4(uint32_t out[4], uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 {
@@ -36,7 +45,20 @@ void env_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
         break;
     case 1:
         /* Processor type 1, APIC ID 5, 16 logical CPUs, clflush 8. */
-        set4(out, 0x000916ea, 0x05100800, ALL, ALL);
+        set4(out, 0x000916ea, 0x05100800, fake_no_osxsave ? ALL & ~(1u << 27) : ALL, ALL);
+        break;
+    case 0xd:
+        /* XSAVE: x87, SSE, AVX (256 bytes at 576) and PKRU (8 at 2688). */
+        if (subleaf == 0)
+            set4(out, 0x207, 2696, 2696, 0);
+        else if (subleaf == 1)
+            set4(out, 0xf, 0, 0, 0);
+        else if (subleaf == 2)
+            set4(out, 256, 576, 0, 0);
+        else if (subleaf == 9)
+            set4(out, 8, 2688, 0, 0);
+        else
+            set4(out, 0, 0, 0, 0);
         break;
     case 4:
         if (subleaf < 4)
@@ -71,6 +93,10 @@ static void setup(int amd)
     host_env_reset(64);
     fake_amd = amd;
     fake_calls = 0;
+    fake_xcr0 = 0x207;
+    fake_no_osxsave = 0;
+    current->cr4 = 0;
+    current->xcr0 = 3;
 }
 
 /* ---- Tests ------------------------------------------------------------------ */
@@ -157,7 +183,6 @@ static void named_features_hidden(void)
     CHECK(!(r[2] & (1u << 17)));             /* PCID */
     CHECK(!(r[2] & (1u << 18)));             /* DCA */
     CHECK(!(r[2] & (1u << 21)));             /* X2APIC */
-    CHECK(!(r[2] & (3u << 26)));             /* XSAVE, OSXSAVE */
     cpuid(0x80000001, 0);
     CHECK(!(r[3] & (1u << 27)));             /* RDTSCP */
     cpuid(7, 0);
@@ -226,7 +251,7 @@ static void leaf7_subleaves(void)
 
 static void leaves_xen_empties(void)
 {
-    static const uint32_t empty[] = { 3, 5, 6, 8, 9, 0xa, 0xb, 0xc, 0xd };
+    static const uint32_t empty[] = { 3, 5, 6, 8, 9, 0xa, 0xb, 0xc };
 
     setup(0);
     for (unsigned i = 0; i < sizeof(empty) / sizeof(empty[0]); i++) {
@@ -284,6 +309,56 @@ static void amd_extended_leaves(void)
     CHECK(r[0] == 0);
 }
 
+/* XSAVE for x87, SSE and AVX as the real XCR0 has them, standard format
+ * only (XSAVEOPT, not XSAVEC or XSAVES), OSXSAVE as the guest's CR4 says,
+ * sizes for the guest's own XCR0. */
+static void xsave_offered(void)
+{
+    setup(0);
+    cpuid(1, 0);
+    CHECK((r[2] & (1u << 26)) && !(r[2] & (1u << 27)));      /* XSAVE, no OSXSAVE */
+    CHECK((r[2] & (1u << 28)) && (r[2] & (1u << 12)) && (r[2] & (1u << 29)));
+    current->cr4 = 1u << 18;
+    cpuid(1, 0);
+    CHECK(r[2] & (1u << 27));
+    cpuid(7, 0);
+    CHECK(r[1] & (1u << 5));                                   /* AVX2 */
+    cpuid(0xd, 0);
+    CHECK(r[0] == 7 && r[1] == 576 && r[2] == 832 && r[3] == 0);
+    current->xcr0 = 7;
+    cpuid(0xd, 0);
+    CHECK(r[1] == 832);
+    cpuid(0xd, 1);
+    CHECK(r[0] == 1 && r[1] == 0 && r[2] == 0 && r[3] == 0);   /* XSAVEOPT only */
+    cpuid(0xd, 2);
+    CHECK(r[0] == 256 && r[1] == 576);
+    cpuid(0xd, 9);                                             /* PKRU: not offered */
+    CHECK(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 0);
+}
+
+/* Guest code that runs without OSXSAVE, or without AVX in XCR0, gets
+ * neither XSAVE nor AVX (the kernel could not switch them). */
+static void xsave_follows_the_real_cpu(void)
+{
+    setup(0);
+    fake_no_osxsave = 1;
+    cpuid(1, 0);
+    CHECK(!(r[2] & (0xfu << 26)) && !(r[2] & (1u << 12)));
+    cpuid(7, 0);
+    CHECK(!(r[1] & (1u << 5)));
+    cpuid(0xd, 0);
+    CHECK(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 0);
+    CHECK(guest_xcr0_allowed() == 0);
+    setup(0);
+    fake_xcr0 = 3;
+    cpuid(1, 0);
+    CHECK((r[2] & (1u << 26)) && !(r[2] & (1u << 28)));
+    cpuid(7, 0);
+    CHECK(!(r[1] & (1u << 5)));
+    cpuid(0xd, 0);
+    CHECK(r[0] == 3 && r[2] == 576);
+}
+
 int main(void)
 {
     RUN(xen_signature_and_leaves);
@@ -297,6 +372,8 @@ int main(void)
     RUN(leaf_maxima);
     RUN(leaf7_subleaves);
     RUN(leaves_xen_empties);
+    RUN(xsave_offered);
+    RUN(xsave_follows_the_real_cpu);
     RUN(intel_cache_leaf);
     RUN(address_sizes);
     RUN(amd_extended_leaves);

@@ -135,7 +135,7 @@ static void forced_cpuid_leaf1_policy(void)
     regs.rcx = 0;
     CHECK(run(6) == EMUL_DONE);
     CHECK(regs.rcx & (1ull << 31));            /* hypervisor */
-    CHECK(!(regs.rcx & (1ull << 26)) && !(regs.rcx & (1ull << 27)));  /* XSAVE */
+    CHECK((regs.rcx & (1ull << 26)) && (regs.rcx & (1ull << 27)));    /* XSAVE, OSXSAVE on */
     CHECK(!(regs.rcx & (1ull << 17)));         /* PCID */
     CHECK(!(regs.rdx & (1ull << 3)) && !(regs.rdx & (1ull << 13)));   /* PSE PGE */
     CHECK(regs.rcx >> 32 == 0 && regs.rdx >> 32 == 0);
@@ -445,17 +445,45 @@ static void cr4_shadow(void)
     setup();
     CODE(0, "\x0f\x20\xe2");                   /* mov rdx, cr4 */
     CHECK(run(13) == EMUL_DONE);
-    CHECK(regs.rdx == 0x620);                  /* PAE OSFXSR OSXMMEXCPT */
+    /* PAE OSFXSR OSXMMEXCPT, and OSXSAVE: XSAVE is offered (the fake CPU
+     * has it, host_env.c's XCR0 is 0x207). */
+    CHECK(regs.rdx == (0x620 | (1 << 18)));
     CODE(0, "\x0f\x22\xe7");                   /* mov cr4, rdi */
     /* PGE PSE PCE TSD OSXSAVE FSGSBASE SMEP and DE */
     regs.rdi = 0x620 | (1 << 7) | (1 << 4) | (1 << 8) | (1 << 2) | (1 << 18) |
                (1 << 16) | (1 << 20) | (1 << 3);
     CHECK(run(13) == EMUL_DONE && regs.rip == CODE_VA + 3);
-    CHECK(current->cr4 == (0x620 | (1 << 3)));
+    CHECK(current->cr4 == (0x620 | (1 << 3) | (1 << 18)));
     regs.rdi = 0;                              /* visible bits stay */
     regs.rip = CODE_VA;
     CHECK(run(13) == EMUL_DONE);
     CHECK(current->cr4 == 0x620);
+}
+
+/* xsetbv picks among x87, SSE and AVX (what host/cpuid.c offers from the
+ * real XCR0, 0x207 here): anything else, or another XCR, is a #GP. */
+static void xsetbv_among_offered(void)
+{
+    static const uint64_t refused[] = { 0, 2, 5, 0x207, 0x203, 0x100000007ull };
+
+    setup();
+    CHECK(current->xcr0 == 3);                 /* x87 and SSE at boot */
+    CODE(0, "\x0f\x01\xd1");                  /* xsetbv */
+    regs.rcx = 0, regs.rax = 7, regs.rdx = 0;
+    CHECK(run(13) == EMUL_DONE && regs.rip == CODE_VA + 3);
+    CHECK(current->xcr0 == 7 && ONLY_CHANGED(OFF(rip), OFF(rflags)));
+    regs.rip = CODE_VA, regs.rax = 1;
+    CHECK(run(13) == EMUL_DONE && current->xcr0 == 1);
+    for (unsigned i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        regs.rip = CODE_VA;
+        regs.rax = (uint32_t)refused[i], regs.rdx = refused[i] >> 32;
+        CHECK(run(13) == EMUL_INJECT_GP && untouched() && current->xcr0 == 1);
+    }
+    regs.rip = CODE_VA, regs.rax = 7, regs.rdx = 0, regs.rcx = 1;   /* XCR1 */
+    CHECK(run(13) == EMUL_INJECT_GP && untouched());
+    CODE(0, "\x0f\x01\xd0");                  /* xgetbv: never trapped, not ours */
+    regs.rcx = 0;
+    CHECK(run(13) == EMUL_INJECT_GP && untouched());
 }
 
 static void other_control_registers_are_gp(void)
@@ -514,7 +542,8 @@ static void reset_restores_boot_state(void)
     current->cr4 = 0;
     current->segments_dirty = true;
     emulate_reset();
-    CHECK(!current->cr0_ts && current->cr4 == 0x620 && !current->segments_dirty);
+    CHECK(!current->cr0_ts && current->cr4 == (0x620 | (1 << 18)) && !current->segments_dirty);
+    CHECK(current->xcr0 == 3);
 }
 
 int main(void)
@@ -542,6 +571,7 @@ int main(void)
     RUN(clts_and_cr0_writes);
     RUN(cr4_shadow);
     RUN(other_control_registers_are_gp);
+    RUN(xsetbv_among_offered);
     RUN(wbinvd_cli_sti);
     RUN(unknown_instructions_are_gp);
     RUN(reset_restores_boot_state);
