@@ -279,9 +279,6 @@ static void cache_leaf(uint32_t subleaf, uint32_t r[4])
  * (host/emulate.c). The real XCR0 stays a superset: XSAVE and XRSTOR act on
  * the mask the kernel gives them, so the extra components are untouched.
  */
-#define XCR0_X87 BIT(0)
-#define XCR0_SSE BIT(1)
-#define XCR0_AVX BIT(2)
 #define XSAVE_LEGACY_AND_HEADER 576u     /* the FXSAVE image, then the header */
 #define XSAVEOPT_BIT BIT(0)              /* leaf 0xd subleaf 1, eax */
 
@@ -291,7 +288,6 @@ static void cache_leaf(uint32_t subleaf, uint32_t r[4])
 #define LEAF1_ECX_AVX     BIT(28)
 #define LEAF1_ECX_F16C    BIT(29)
 #define LEAF7_EBX_AVX2    BIT(5)
-#define CR4_OSXSAVE       (1ull << 18)
 
 uint64_t guest_xcr0_allowed(void)
 {

@@ -19,6 +19,14 @@ void guest_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
  */
 void env_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
 
+/* XCR0's components perch can offer, and the CR4 bit that says XSAVE is on:
+ * shared by the CPUID it reports (cpuid.c) and the xsetbv and CR4 writes it
+ * emulates (emulate.c). */
+#define XCR0_X87    1ull
+#define XCR0_SSE    2ull
+#define XCR0_AVX    4ull
+#define CR4_OSXSAVE (1ull << 18)
+
 /* The real XCR0 (xgetbv 0); only called while the real CPUID says
  * OSXSAVE, so the instruction is there. Unit tests bring a fake. */
 uint64_t env_xcr0(void);

@@ -36,12 +36,8 @@
  * XSAVE is offered, as Xen does; it only says so in CPUID: guest code runs
  * with the real one set, docs/kvm.md) are kept. Everything else a write sets, PGE, PSE and PCE
  * among them, is dropped. */
-#define CR4_OSXSAVE    (1ull << 18)
 #define CR4_GUEST      (CR4_DE | CR4_OSXSAVE)
 
-#define XCR0_X87 1ull
-#define XCR0_SSE 2ull
-#define XCR0_AVX 4ull
 
 #define MSR_APIC_BASE      0x0000001bu
 #define MSR_PAT            0x00000277u
