@@ -13,7 +13,9 @@ LAUNCHER_CFLAGS := $(CSTD) $(WARN) -O2 -g -D_GNU_SOURCE -MMD -MP
 # glib's headers: without it, pkg-config fails and plain -lslirp is right.
 SLIRP_LIBS      := $(shell pkg-config --libs slirp 2>/dev/null || echo -lslirp)
 LAUNCHER_LIBS   := -lpthread -lz -llzma -lzstd -llz4 -luring $(SLIRP_LIBS)
-LAUNCHER_SRC    := $(wildcard launcher/*.c)
+# lib/cpuid_table.c is the one piece of lib/ the Launcher shares with the
+# Host: the table of CPUID leaves it fills and the Host answers from.
+LAUNCHER_SRC    := $(wildcard launcher/*.c) lib/cpuid_table.c
 LAUNCHER_OBJ    := $(LAUNCHER_SRC:%.c=$(BUILD)/%.o)
 # What the unit tests link: everything but main() and the embedded images.
 UNIT_LAUNCHER_SRC := $(filter-out launcher/main.c launcher/images.c,$(LAUNCHER_SRC))
@@ -210,7 +212,7 @@ $(BUILD)/bench/perchbench: $(wildcard bench/*.c bench/*.h)
 # and console output for SOAK_MINUTES (default 30) under an ASan/UBSan
 # build of perch, its memory and open files sampled every minute.
 ASAN_PERCH := $(BUILD)/asan/perch
-$(BUILD)/asan/launcher/%.o: launcher/%.c
+$(BUILD)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LAUNCHER_CFLAGS) $(SAN_FLAGS) -c $< -o $@
 $(ASAN_PERCH): $(LAUNCHER_SRC:%.c=$(BUILD)/asan/%.o) $(BUILD)/launcher/embedded_images.o \

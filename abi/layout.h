@@ -285,6 +285,30 @@ enum perch_visit {
 #define PERCH_FATAL_MSG_BYTES    160u
 
 /*
+ * The CPU as the Launcher describes it to the Host (docs/kvm.md, "One view
+ * of the CPU"): the CPUID leaves the Host may build the guest's view from,
+ * the XCR0 guest code runs with, and the MSR values Xen would read from
+ * the hardware. Written once before the vCPU first runs, from the real
+ * CPU or from a recorded profile merged with it (launcher/cpu_profile.c);
+ * the Host reads it instead of executing `cpuid`, whose answer at CPL3
+ * differs between hosts (KVM's table on Intel PVM hosts, the real CPU on
+ * AMD ones).
+ */
+#define PERCH_CPUID_ENTRIES 160u
+struct perch_cpuid_entry {
+    uint32_t leaf, subleaf;
+    uint32_t reg[4];                 /* eax, ebx, ecx, edx */
+};
+struct perch_cpu {
+    uint32_t nr_entries;             /* entries[0 .. nr_entries) are valid */
+    uint32_t pad;
+    uint64_t xcr0;                   /* XCR0 while guest code runs */
+    uint64_t ucode_rev;              /* MSR 0x8b (Intel) / PATCHLEVEL (AMD) */
+    uint64_t misc_enable;            /* Intel's MSR 0x1a0 as firmware set it */
+    struct perch_cpuid_entry entries[PERCH_CPUID_ENTRIES];
+};
+
+/*
  * One page (two, with the ring) that the Launcher and the Host share. The
  * Launcher writes `boot` before the vCPU first runs and treats everything
  * else as untrusted: the guest kernel can reach Host memory by design.
@@ -320,6 +344,8 @@ struct perch_shared {
          * frames from grant_first_mfn (0 frames: no grant table). */
         uint64_t grant_first_mfn;
         uint64_t grant_nr_frames;
+        /* The CPU the guest's CPUID and MSR answers start from. */
+        struct perch_cpu cpu;
     } boot;
 
     struct {

@@ -12,6 +12,7 @@
 #include "host.h"
 #include "cpuid.h"
 #include "vcpu.h"
+#include "../lib/cpuid_table.h"
 
 #define BIT(n) (1u << (n))
 #define ANY_SUBLEAF 0xffffffffu
@@ -103,7 +104,7 @@ static const struct feature_word xen_pv_features[] = {
  * that Xen already hides from PV guests (marked "Xen:"). Linux reads each
  * as "absent" and leaves the feature, and its MSRs, alone.
  */
-#define XSAVE_DEP "XSAVE state perch does not offer the guest kernel (host/cpuid.c offers x87, SSE, AVX)"
+#define XSAVE_DEP "XSAVE state perch does not offer the guest kernel (host/cpuid.c: x87, SSE, AVX, AVX-512)"
 #define SPEC_MSR  "enumerates MSR_SPEC_CTRL/PRED_CMD, which perch does not emulate"
 
 const struct cpuid_hidden_bit cpuid_hidden[] = {
@@ -124,39 +125,18 @@ const struct cpuid_hidden_bit cpuid_hidden[] = {
     { 7, 0, CPUID_EBX, 7, "SMEP", "Xen: HVM only; the guest cannot set CR4.SMEP" },
     { 7, 0, CPUID_EBX, 10, "INVPCID", "Xen: HVM only; follows PCID" },
     { 7, 0, CPUID_EBX, 14, "MPX", XSAVE_DEP },
-    { 7, 0, CPUID_EBX, 16, "AVX512F", XSAVE_DEP },
-    { 7, 0, CPUID_EBX, 17, "AVX512DQ", XSAVE_DEP },
     { 7, 0, CPUID_EBX, 20, "SMAP", "Xen: HVM only; the guest cannot set CR4.SMAP" },
-    { 7, 0, CPUID_EBX, 21, "AVX512_IFMA", XSAVE_DEP },
-    { 7, 0, CPUID_EBX, 26, "AVX512PF", XSAVE_DEP },
-    { 7, 0, CPUID_EBX, 27, "AVX512ER", XSAVE_DEP },
-    { 7, 0, CPUID_EBX, 28, "AVX512CD", XSAVE_DEP },
-    { 7, 0, CPUID_EBX, 30, "AVX512BW", XSAVE_DEP },
-    { 7, 0, CPUID_EBX, 31, "AVX512VL", XSAVE_DEP },
-    { 7, 0, CPUID_ECX, 1, "AVX512_VBMI", XSAVE_DEP },
     { 7, 0, CPUID_ECX, 3, "PKU", "Xen: HVM only; PKRU is XSAVE state" },
-    { 7, 0, CPUID_ECX, 6, "AVX512_VBMI2", XSAVE_DEP },
-    { 7, 0, CPUID_ECX, 9, "VAES", XSAVE_DEP },
-    { 7, 0, CPUID_ECX, 10, "VPCLMULQDQ", XSAVE_DEP },
-    { 7, 0, CPUID_ECX, 11, "AVX512_VNNI", XSAVE_DEP },
-    { 7, 0, CPUID_ECX, 12, "AVX512_BITALG", XSAVE_DEP },
-    { 7, 0, CPUID_ECX, 14, "AVX512_VPOPCNTDQ", XSAVE_DEP },
     { 7, 0, CPUID_ECX, 16, "LA57", "Xen: not for PV; PV paging is 4-level" },
     { 7, 0, CPUID_ECX, 22, "RDPID", "Linux would write MSR_TSC_AUX for it" },
-    { 7, 0, CPUID_EDX, 2, "AVX512_4VNNIW", XSAVE_DEP },
-    { 7, 0, CPUID_EDX, 3, "AVX512_4FMAPS", XSAVE_DEP },
     { 7, 0, CPUID_EDX, 26, "IBRSB", SPEC_MSR },
     { 7, 0, CPUID_EDX, 27, "STIBP", SPEC_MSR },
     { 7, 0, CPUID_EDX, 28, "L1D_FLUSH", "Xen: HVM only; MSR_FLUSH_CMD" },
     { 7, 0, CPUID_EDX, 29, "ARCH_CAPS", "Xen: opt-in only; ARCH_CAPABILITIES MSR" },
     { 7, 0, CPUID_EDX, 31, "SSBD", SPEC_MSR },
-    { 7, 1, CPUID_EAX, 4, "AVX_VNNI", XSAVE_DEP },
-    { 7, 1, CPUID_EAX, 5, "AVX512_BF16", XSAVE_DEP },
     { 7, 2, CPUID_EDX, 0, "INTEL_PSFD", SPEC_MSR },
     { 0x80000001, ANY_SUBLEAF, CPUID_EDX, 26, "PAGE1GB", "Xen: HVM only; no superpages" },
     { 0x80000001, ANY_SUBLEAF, CPUID_EDX, 27, "RDTSCP", "Linux would write MSR_TSC_AUX for it" },
-    { 0x80000001, ANY_SUBLEAF, CPUID_ECX, 11, "XOP", XSAVE_DEP },
-    { 0x80000001, ANY_SUBLEAF, CPUID_ECX, 16, "FMA4", XSAVE_DEP },
     { 0x80000001, ANY_SUBLEAF, CPUID_ECX, 26, "DBEXT", "debug address-mask MSRs are not emulated" },
     { 0x80000001, ANY_SUBLEAF, CPUID_ECX, 29, "MONITORX", "Xen: not for PV; monitorx/mwaitx" },
     { 0x80000008, ANY_SUBLEAF, CPUID_EBX, 12, "IBPB", SPEC_MSR },
@@ -166,6 +146,13 @@ const struct cpuid_hidden_bit cpuid_hidden[] = {
     { 0x80000008, ANY_SUBLEAF, CPUID_EBX, 30, "IBPB_RET", "meaningless without IBPB" },
 };
 const size_t cpuid_hidden_count = sizeof(cpuid_hidden) / sizeof(cpuid_hidden[0]);
+
+/* The CPU as the Launcher described it: the one source of the Host's
+ * knowledge of the CPU (abi/layout.h, struct perch_cpu). */
+static void real_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
+{
+    cpuid_table_read(&perch_shared.boot.cpu, leaf, subleaf, out);
+}
 
 static bool matches(uint32_t leaf, uint32_t subleaf, uint32_t want_leaf, uint32_t want_sub)
 {
@@ -232,7 +219,7 @@ static void xen_leaf(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
          * invariant, no RDTSCP (hidden); tsc_mode 0 (default). perch does
          * not know the TSC frequency here: 0. */
         if (subleaf == 0) {
-            env_cpuid(0x80000007, 0, raw);
+            real_cpuid(0x80000007, 0, raw);
             out[0] = (raw[3] & BIT(8)) ? BIT(1) : 0;
         }
         break;
@@ -253,6 +240,23 @@ static bool vendor_is_amd(const uint32_t leaf0[4])
            (leaf0[1] == 0x6f677948u && leaf0[3] == 0x6e65476eu);    /* HygonGenuine */
 }
 
+bool cpu_vendor_is_amd(void)
+{
+    uint32_t leaf0[4];
+
+    real_cpuid(0, 0, leaf0);
+    return vendor_is_amd(leaf0);
+}
+
+bool cpu_vendor_is_intel(void)
+{
+    uint32_t leaf0[4];
+
+    real_cpuid(0, 0, leaf0);
+    return leaf0[1] == 0x756e6547u && leaf0[2] == 0x6c65746eu &&
+           leaf0[3] == 0x49656e69u;                             /* GenuineIntel */
+}
+
 /* Leaf 4 on Intel: the cache parameters, reserved bits cleared. */
 static void cache_leaf(uint32_t subleaf, uint32_t r[4])
 {
@@ -269,41 +273,41 @@ static void cache_leaf(uint32_t subleaf, uint32_t r[4])
 /* ---- XSAVE ----------------------------------------------------------------- */
 
 /*
- * Guest processes run `cpuid` and AVX natively: this machine's KVM gives
- * guest code the host's CPUID bits, CR4.OSXSAVE and XCR0 (docs/kvm.md), so
- * glibc uses ymm registers whatever perch tells the kernel. The kernel must
- * then switch them between processes, which only XSAVE does: perch offers
- * it x87, SSE and AVX, as far as the real XCR0 enables them, in the
- * standard format (no XSAVEC, no XSAVES: those need ring 0 or sizes perch
- * would have to invent), and takes its xsetbv as a choice among those
- * (host/emulate.c). The real XCR0 stays a superset: XSAVE and XRSTOR act on
- * the mask the kernel gives them, so the extra components are untouched.
+ * Guest processes run at CPL3 with the XCR0 of the machine (docs/kvm.md):
+ * whatever CPUID they or the guest kernel are shown, every component in it
+ * executes, so its registers are only private to a process if the guest
+ * kernel saves them. perch therefore offers the kernel XSAVE for every
+ * component of the real XCR0 that Linux can save in the standard format,
+ * and makes the features that enable their use follow that offer, not the
+ * profile (CPUID hiding does not stop an instruction). PKRU and AMX's tiles
+ * are not offered (PKU is HVM-only in Xen, AMX needs XFD, neither can be
+ * switched by a PV kernel): docs/xen-pv.md says what that leaves. XSAVEC
+ * and XSAVES stay hidden: they need ring 0 or sizes perch would invent.
  */
 #define XSAVE_LEGACY_AND_HEADER 576u     /* the FXSAVE image, then the header */
 #define XSAVEOPT_BIT BIT(0)              /* leaf 0xd subleaf 1, eax */
+#define XCR0_OFFERED (XCR0_X87 | XCR0_SSE | XCR0_AVX | XCR0_AVX512)
 
-#define LEAF1_ECX_FMA     BIT(12)
 #define LEAF1_ECX_XSAVE   BIT(26)
 #define LEAF1_ECX_OSXSAVE BIT(27)
 #define LEAF1_ECX_AVX     BIT(28)
-#define LEAF1_ECX_F16C    BIT(29)
-#define LEAF7_EBX_AVX2    BIT(5)
+#define LEAF7_EBX_AVX512F BIT(16)
 
 uint64_t guest_xcr0_allowed(void)
 {
-    uint32_t r[4];
-    uint64_t real;
+    uint64_t real = perch_shared.boot.cpu.xcr0, allowed;
 
-    env_cpuid(1, 0, r);
-    if (!(r[2] & LEAF1_ECX_XSAVE) || !(r[2] & LEAF1_ECX_OSXSAVE))
-        return 0;
-    real = env_xcr0();
     if ((real & (XCR0_X87 | XCR0_SSE)) != (XCR0_X87 | XCR0_SSE))
         return 0;
-    return real & (XCR0_X87 | XCR0_SSE | XCR0_AVX);
+    allowed = real & XCR0_OFFERED;
+    /* Linux takes AVX-512's three components together, on top of AVX. */
+    if ((allowed & XCR0_AVX512) != XCR0_AVX512 || !(allowed & XCR0_AVX))
+        allowed &= ~XCR0_AVX512;
+    return allowed;
 }
 
-/* Bytes of a standard-format XSAVE area for the components in mask. */
+/* Bytes of a standard-format XSAVE area for the components in mask, as
+ * the real CPU lays them out (it executes the kernel's XSAVE). */
 static uint32_t xsave_size(uint64_t mask)
 {
     uint32_t size = XSAVE_LEGACY_AND_HEADER, r[4];
@@ -311,7 +315,7 @@ static uint32_t xsave_size(uint64_t mask)
     for (unsigned i = 2; i < 32; i++) {
         if (!(mask >> i & 1))
             continue;
-        env_cpuid(0xd, i, r);            /* eax size, ebx offset */
+        real_cpuid(0xd, i, r);            /* eax size, ebx offset */
         if (r[1] + r[0] > size)
             size = r[1] + r[0];
     }
@@ -331,25 +335,109 @@ static void xsave_leaf(uint32_t subleaf, uint32_t r[4])
         set4(r, (uint32_t)allowed, xsave_size(current->xcr0), xsave_size(allowed), 0);
     else if (subleaf == 1)
         set4(r, r[0] & XSAVEOPT_BIT, 0, 0, 0);
+    else
+        r[2] = r[3] = 0;      /* user state, standard offsets */
 }
 
-/* XSAVE and what needs AVX's state, as far as it is offered; OSXSAVE as
- * the guest set its CR4. */
+/* XSAVE, AVX and AVX512F exactly as far as their state is offered: on a
+ * CPU that runs them, a guest kernel that did not know would not save
+ * them. OSXSAVE as the guest set its CR4. */
 static void xsave_features(uint32_t leaf, uint32_t subleaf, uint32_t r[4])
 {
     uint64_t allowed = guest_xcr0_allowed();
 
     if (leaf == 1) {
-        if (!allowed)
-            r[2] &= ~(LEAF1_ECX_XSAVE | LEAF1_ECX_OSXSAVE);
-        else if (current->cr4 & CR4_OSXSAVE)
+        r[2] &= ~(LEAF1_ECX_XSAVE | LEAF1_ECX_OSXSAVE | LEAF1_ECX_AVX);
+        if (allowed)
+            r[2] |= LEAF1_ECX_XSAVE;
+        if (allowed && (current->cr4 & CR4_OSXSAVE))
             r[2] |= LEAF1_ECX_OSXSAVE;
-        else
-            r[2] &= ~LEAF1_ECX_OSXSAVE;
-        if (!(allowed & XCR0_AVX))
-            r[2] &= ~(LEAF1_ECX_AVX | LEAF1_ECX_FMA | LEAF1_ECX_F16C);
-    } else if (leaf == 7 && subleaf == 0 && !(allowed & XCR0_AVX)) {
-        r[1] &= ~LEAF7_EBX_AVX2;
+        if (allowed & XCR0_AVX)
+            r[2] |= LEAF1_ECX_AVX;
+    } else if (leaf == 7 && subleaf == 0) {
+        r[1] &= ~LEAF7_EBX_AVX512F;
+        if (allowed & XCR0_AVX512)
+            r[1] |= LEAF7_EBX_AVX512F;
+    }
+}
+
+/* ---- Dependencies between features ---------------------------------------- */
+
+/*
+ * A feature offered without the one it builds on is a CPU no one made, and
+ * kernels trust such pairs: Linux 6.1's memmove takes FSRM to imply ERMS,
+ * and ran away when a kernel cleared ERMS alone. So a feature goes when
+ * the one it needs is absent, as in Xen's deep dependency table. Parents
+ * come before their children; a parent in an earlier leaf is read back
+ * through guest_cpuid().
+ */
+struct feature {
+    uint32_t leaf, subleaf;
+    uint8_t reg, bit;
+};
+struct dependency {
+    struct feature needs, child;
+};
+
+#define F(l, s, r, b) { l, s, CPUID_##r, b }
+static const struct dependency dependencies[] = {
+    /* Fast short rep movsb, zero-length stosb, cmpsb builds on ERMS. */
+    { F(7, 0, EBX, 9), F(7, 0, EDX, 4) },        /* ERMS -> FSRM */
+    { F(7, 0, EBX, 9), F(7, 1, EAX, 10) },       /* ERMS -> FZRM */
+    { F(7, 0, EBX, 9), F(7, 1, EAX, 11) },       /* ERMS -> FSRS */
+    { F(7, 0, EBX, 9), F(7, 1, EAX, 12) },       /* ERMS -> FSRCS */
+    /* What uses the ymm registers builds on AVX. */
+    { F(1, 0, ECX, 28), F(1, 0, ECX, 12) },      /* AVX -> FMA */
+    { F(1, 0, ECX, 28), F(1, 0, ECX, 29) },      /* AVX -> F16C */
+    { F(1, 0, ECX, 28), F(7, 0, EBX, 5) },       /* AVX -> AVX2 */
+    { F(1, 0, ECX, 28), F(7, 0, ECX, 9) },       /* AVX -> VAES */
+    { F(1, 0, ECX, 28), F(7, 0, ECX, 10) },      /* AVX -> VPCLMULQDQ */
+    { F(1, 0, ECX, 28), F(7, 1, EAX, 4) },       /* AVX -> AVX_VNNI */
+    { F(1, 0, ECX, 28), F(0x80000001, 0, ECX, 11) },  /* AVX -> XOP */
+    { F(1, 0, ECX, 28), F(0x80000001, 0, ECX, 16) },  /* AVX -> FMA4 */
+    /* Every AVX-512 extension builds on AVX512F (and its state). */
+    { F(7, 0, EBX, 16), F(7, 0, EBX, 17) },      /* DQ */
+    { F(7, 0, EBX, 16), F(7, 0, EBX, 21) },      /* IFMA */
+    { F(7, 0, EBX, 16), F(7, 0, EBX, 26) },      /* PF */
+    { F(7, 0, EBX, 16), F(7, 0, EBX, 27) },      /* ER */
+    { F(7, 0, EBX, 16), F(7, 0, EBX, 28) },      /* CD */
+    { F(7, 0, EBX, 16), F(7, 0, EBX, 30) },      /* BW */
+    { F(7, 0, EBX, 16), F(7, 0, EBX, 31) },      /* VL */
+    { F(7, 0, EBX, 16), F(7, 0, ECX, 1) },       /* VBMI */
+    { F(7, 0, EBX, 16), F(7, 0, ECX, 6) },       /* VBMI2 */
+    { F(7, 0, EBX, 16), F(7, 0, ECX, 11) },      /* VNNI */
+    { F(7, 0, EBX, 16), F(7, 0, ECX, 12) },      /* BITALG */
+    { F(7, 0, EBX, 16), F(7, 0, ECX, 14) },      /* VPOPCNTDQ */
+    { F(7, 0, EBX, 16), F(7, 0, EDX, 2) },       /* 4VNNIW */
+    { F(7, 0, EBX, 16), F(7, 0, EDX, 3) },       /* 4FMAPS */
+    { F(7, 0, EBX, 16), F(7, 1, EAX, 5) },       /* BF16 */
+};
+#undef F
+
+static bool same_leaf(const struct feature *f, uint32_t leaf, uint32_t subleaf)
+{
+    return f->leaf == leaf && (!cpuid_leaf_has_subleaves(leaf) || f->subleaf == subleaf);
+}
+
+static bool feature_offered(const struct feature *f, uint32_t leaf, uint32_t subleaf,
+                            const uint32_t r[4])
+{
+    uint32_t other[4];
+
+    if (same_leaf(f, leaf, subleaf))
+        return r[f->reg] & BIT(f->bit);
+    guest_cpuid(f->leaf, f->subleaf, other);
+    return other[f->reg] & BIT(f->bit);
+}
+
+static void apply_dependencies(uint32_t leaf, uint32_t subleaf, uint32_t r[4])
+{
+    for (size_t i = 0; i < sizeof(dependencies) / sizeof(dependencies[0]); i++) {
+        const struct dependency *d = &dependencies[i];
+
+        if (same_leaf(&d->child, leaf, subleaf) && (r[d->child.reg] & BIT(d->child.bit)) &&
+            !feature_offered(&d->needs, leaf, subleaf, r))
+            r[d->child.reg] &= ~BIT(d->child.bit);
     }
 }
 
@@ -381,7 +469,7 @@ static void basic_leaf(uint32_t leaf, uint32_t subleaf, bool amd, uint32_t r[4])
         xsave_leaf(subleaf, r);
         break;
     case 7:
-        env_cpuid(7, 0, raw7);
+        real_cpuid(7, 0, raw7);
         if (subleaf > min32(raw7[0], MAX_LEAF7_SUBLEAF))
             set4(r, 0, 0, 0, 0);
         else if (subleaf == 0)
@@ -458,19 +546,20 @@ void guest_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
         xen_leaf(leaf, subleaf, out);
         return;
     }
-    env_cpuid(0, 0, leaf0);
+    real_cpuid(0, 0, leaf0);
     amd = vendor_is_amd(leaf0);
     if (leaf < 0x80000000u) {
         if (leaf > min32(leaf0[0], MAX_BASIC_LEAF))
             return;
     } else {
-        env_cpuid(0x80000000u, 0, max);
+        real_cpuid(0x80000000u, 0, max);
         if (leaf > min32(max[0], amd ? MAX_EXTD_LEAF_AMD : MAX_EXTD_LEAF_INTEL))
             return;
     }
-    env_cpuid(leaf, subleaf, out);
+    real_cpuid(leaf, subleaf, out);
     apply_feature_policy(leaf, subleaf, out);
     xsave_features(leaf, subleaf, out);
+    apply_dependencies(leaf, subleaf, out);
     if (leaf < 0x80000000u)
         basic_leaf(leaf, subleaf, amd, out);
     else

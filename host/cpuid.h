@@ -2,22 +2,23 @@
 #ifndef PERCH_HOST_CPUID_H
 #define PERCH_HOST_CPUID_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /*
  * The CPUID a Xen PV guest sees: leaf/subleaf in, eax..edx out. Built from
- * the real CPU through env_cpuid, with Xen 4.17's PV policy and perch's own
- * hidden bits applied, plus Xen's leaves at 0x40000000.
+ * the CPU the Launcher described (perch_shared.boot.cpu: the real CPU, or a
+ * recorded profile merged with it), with Xen 4.17's PV policy, perch's own
+ * hidden bits and the dependencies between features applied, plus Xen's
+ * leaves at 0x40000000.
  */
 void guest_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
 
-/*
- * The real CPU's CPUID, where guest_cpuid() starts from: host/vm/env.c runs
- * `cpuid` at CPL3 (KVM answers with the vCPU's CPUID); unit tests bring a
- * fake. Declared here until env.h has it.
- */
-void env_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
+/* Whether the described CPU is Intel's, or AMD's (or Hygon's): its vendor
+ * string, which decides the MSRs Linux reads and Xen answers. */
+bool cpu_vendor_is_intel(void);
+bool cpu_vendor_is_amd(void);
 
 /* XCR0's components perch can offer, and the CR4 bit that says XSAVE is on:
  * shared by the CPUID it reports (cpuid.c) and the xsetbv and CR4 writes it
@@ -25,15 +26,12 @@ void env_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
 #define XCR0_X87    1ull
 #define XCR0_SSE    2ull
 #define XCR0_AVX    4ull
+#define XCR0_AVX512 0xe0ull        /* opmask, ZMM_Hi256, Hi16_ZMM */
 #define CR4_OSXSAVE (1ull << 18)
 
-/* The real XCR0 (xgetbv 0); only called while the real CPUID says
- * OSXSAVE, so the instruction is there. Unit tests bring a fake. */
-uint64_t env_xcr0(void);
-
-/* The XCR0 bits the guest kernel may set with xsetbv: x87, SSE and AVX
- * where the real XCR0 has them, 0 when the real CPU runs guest code
- * without XSAVE (then XSAVE is hidden, as before). */
+/* The XCR0 bits the guest kernel may set with xsetbv: x87, SSE, AVX and
+ * AVX-512 where the real XCR0 has them, 0 when guest code runs without
+ * XSAVE (then XSAVE is hidden). */
 uint64_t guest_xcr0_allowed(void);
 
 /* A feature bit perch hides from the guest, and why (for docs and tests). */

@@ -16,6 +16,7 @@
 #include "cpuid.h"
 #include "vm_assist.h"
 #include "physdev.h"
+#include "msr.h"
 
 #define VECTOR_UD 6
 
@@ -37,17 +38,6 @@
  * with the real one set, docs/kvm.md) are kept. Everything else a write sets, PGE, PSE and PCE
  * among them, is dropped. */
 #define CR4_GUEST      (CR4_DE | CR4_OSXSAVE)
-
-
-#define MSR_APIC_BASE      0x0000001bu
-#define MSR_PAT            0x00000277u
-#define MSR_EFER           0xc0000080u
-#define MSR_FS_BASE        0xc0000100u
-#define MSR_GS_BASE        0xc0000101u
-#define MSR_KERNEL_GS_BASE 0xc0000102u
-/* Xen's fixed PAT for PV guests: WB, WT, UC-, UC, WC, WP, UC, UC. */
-#define XEN_PV_PAT         0x0000050100070406ull
-
 
 void emulate_reset(void)
 {
@@ -128,54 +118,7 @@ static enum emul_result emulate_forced(struct cpu_regs *regs, const struct fetch
     return done(regs, f->rip, sizeof(forced));
 }
 
-/* ---- MSRs ------------------------------------------------------------------ */
-
-/*
- * The MSRs a PV Linux reads. In guest-kernel mode the live GS base is the
- * kernel's; KERNEL_GS_BASE, the one swapgs would bring in, is the user's.
- */
-static bool msr_read(uint32_t msr, uint64_t *val)
-{
-    switch (msr) {
-    case MSR_FS_BASE:        *val = current->fs_base; return true;
-    case MSR_GS_BASE:        *val = current->gs_base_kernel; return true;
-    case MSR_KERNEL_GS_BASE: *val = current->gs_base_user; return true;
-    case MSR_APIC_BASE:      *val = PERCH_APIC_BASE_MSR; return true;
-    case MSR_PAT:            *val = XEN_PV_PAT; return true;
-    case MSR_EFER:           *val = PERCH_VCPU_EFER; return true;
-    }
-    /*
-     * Xen reads an unknown MSR as 0 rather than raise a #GP the guest has
-     * no handler for yet (outside its own 0x4000xxxx range; Xen also asks
-     * the hardware whether the MSR exists, which the Host cannot).
-     */
-    if (!current->traps[13].address && (msr >> 16) != 0x4000) {
-        *val = 0;
-        return true;
-    }
-    return false;
-}
-
-static bool msr_write(uint32_t msr, uint64_t val)
-{
-    uint64_t *base;
-
-    switch (msr) {
-    case MSR_FS_BASE:        base = &current->fs_base; break;
-    case MSR_GS_BASE:        base = &current->gs_base_kernel; break;
-    case MSR_KERNEL_GS_BASE: base = &current->gs_base_user; break;
-    case MSR_EFER:
-        /* Linux writes EFER back unchanged; Xen allows only that. */
-        return val == PERCH_VCPU_EFER;
-    default:
-        return false;
-    }
-    if (!va_canonical(val))
-        return false;
-    *base = val;
-    current->segments_dirty = true;
-    return true;
-}
+/* ---- MSRs: host/msr.c answers them ----------------------------------------- */
 
 static enum emul_result emulate_rdmsr(struct cpu_regs *regs, const struct fetched *f)
 {
@@ -298,14 +241,17 @@ static enum emul_result emulate_mov_cr(struct cpu_regs *regs, const struct fetch
 }
 
 /* xsetbv: the kernel picks, among the components host/cpuid.c offers, what
- * its XSAVE area holds. x87 always, AVX only with SSE, XCR0 (ecx 0) only,
- * as the CPU would check; the real XCR0 is left as it is (a superset). */
+ * its XSAVE area holds. x87 always, AVX only with SSE, AVX-512's three
+ * components together and only with AVX, XCR0 (ecx 0) only, as the CPU
+ * would check; the real XCR0 is left as it is (a superset). */
 static enum emul_result emulate_xsetbv(struct cpu_regs *regs, const struct fetched *f)
 {
     uint64_t value = (regs->rdx << 32) | (uint32_t)regs->rax;
+    uint64_t avx512 = value & XCR0_AVX512;
 
     if ((uint32_t)regs->rcx != 0 || !(value & XCR0_X87) ||
-        (value & ~guest_xcr0_allowed()) || ((value & XCR0_AVX) && !(value & XCR0_SSE)))
+        (value & ~guest_xcr0_allowed()) || ((value & XCR0_AVX) && !(value & XCR0_SSE)) ||
+        (avx512 && (avx512 != XCR0_AVX512 || !(value & XCR0_AVX))))
         return EMUL_INJECT_GP;
     current->xcr0 = value;
     return step(regs, f);

@@ -14,6 +14,7 @@ void cli_print_help(void)
 "usage: perch run [OPTIONS] [KERNEL] [-- CMD [ARGS...]]\n"
 "       perch bench [--quick] [--qemu] [--vs \"OPTIONS\"] [--out DIR] [BENCH...]\n"
 "       perch image debian FILE [--size SIZE] [--force]\n"
+"       perch cpu record [FILE]\n"
 "       perch -h | --help | --version\n"
 "\n"
 "perch boots a Xen-PV-capable kernel as a paravirtual guest on /dev/kvm,\n"
@@ -55,6 +56,11 @@ void cli_print_help(void)
 "                         for a bridge the user made (needs CAP_NET_ADMIN,\n"
 "                         or a tap made with ip tuntap add NAME mode tap\n"
 "                         user USER)\n"
+"  --cpu-profile FILE     show the guest kernel the CPU recorded in FILE (by\n"
+"                         perch cpu record, on another machine): its vendor,\n"
+"                         family, model, caches and MSR answers, with each\n"
+"                         feature only where this CPU has it too; see\n"
+"                         tests/cpus/ and README.md, \"CPUs\"\n"
 "  --strict               apply Xen's page-type and reference-count rules to\n"
 "                         the guest's page tables and return Xen's errors\n"
 "                         (slower; for catching guest bugs)\n"
@@ -122,6 +128,10 @@ void cli_print_help(void)
 "mmdebstrap (a few minutes; as root perch installs mmdebstrap with apt if\n"
 "missing, as a user it needs user namespaces and /etc/subuid) and keeps it\n"
 "as a tarball in perch's cache: later runs take seconds.\n"
+"\n"
+"perch cpu record [FILE] writes this machine's CPU profile (its CPUID\n"
+"leaves, XCR0, microcode revision and MISC_ENABLE) to FILE, a new file,\n"
+"or to standard output, for --cpu-profile on any other machine.\n"
 "\n"
 "exit status:\n"
 "  0    the guest powered off        4    the guest reported a crash\n"
@@ -248,6 +258,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "net", required_argument, NULL, 'n' },
         { "stats", no_argument, NULL, 's' },
         { "strict", no_argument, NULL, 'S' },
+        { "cpu-profile", required_argument, NULL, 'P' },
         { "no-native-return", no_argument, NULL, 'N' },
         { "eager-flush", no_argument, NULL, 'F' },
         { "no-cpl3-events", no_argument, NULL, 'E' },
@@ -279,6 +290,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'n': if (net_option_parse(optarg, &o->net, e)) return -1; break;
         case 's': o->stats = true; break;
         case 'S': o->strict = true; break;
+        case 'P': o->cpu_profile = optarg; break;
         case 'N': o->optimizations_off |= PERCH_OPT_NATIVE_RETURN; break;
         case 'F': o->optimizations_off |= PERCH_OPT_LAZY_FLUSH; break;
         case 'E': o->optimizations_off |= PERCH_OPT_CPL3_EVENTS; break;
@@ -332,6 +344,12 @@ int cli_parse(int argc, char **argv, struct options *o, struct error *e)
     }
     if (!strcmp(argv[1], "image")) {
         o->command = CMD_IMAGE;   /* image.c parses the rest */
+        o->bench_args = argv + 2;
+        o->bench_argc = argc - 2;
+        return 0;
+    }
+    if (!strcmp(argv[1], "cpu")) {
+        o->command = CMD_CPU;     /* cpu_profile.c parses the rest */
         o->bench_args = argv + 2;
         o->bench_argc = argc - 2;
         return 0;

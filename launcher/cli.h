@@ -1,5 +1,6 @@
 /* perch's command line: `perch run [OPTIONS] [KERNEL] [-- CMD ARGS...]`,
- * `perch bench [...]` (bench.h), `perch image ...` (image.h), --help, --version. */
+ * `perch bench [...]` (bench.h), `perch image ...` (image.h), `perch cpu
+ * record` (cpu_profile.h), --help, --version. */
 #ifndef PERCH_CLI_H
 #define PERCH_CLI_H
 
@@ -16,7 +17,7 @@
 /* Disks are xvda, xvdb, ... in the order given. */
 #define MAX_DISKS 8
 
-enum command { CMD_RUN, CMD_HELP, CMD_VERSION, CMD_BENCH, CMD_IMAGE };
+enum command { CMD_RUN, CMD_HELP, CMD_VERSION, CMD_BENCH, CMD_IMAGE, CMD_CPU };
 
 struct disk_option {
     const char *path;
@@ -31,6 +32,7 @@ struct options {
     uint64_t mem_mib;
     bool stats;
     bool strict;
+    const char *cpu_profile;   /* --cpu-profile FILE; NULL: this CPU as it is */
     bool no_guest_isolation;   /* guest user on the guest kernel's L4 */
     bool no_sandbox;           /* --no-sandbox: the guest-facing threads unconfined */
     bool small_disk_requests;  /* --small-disk-requests: blkfront's defaults */

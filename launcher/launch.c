@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "console.h"
+#include "cpu_profile.h"
 #include "default_guest.h"
 #include "devices.h"
 #include "disk.h"
@@ -42,6 +43,7 @@ struct launch {
     struct pv_image image;
     struct guest_memory gm;
     struct hole hole;
+    struct perch_cpu cpu;         /* what the Host is told of the CPU */
     struct domain_layout layout;
     struct kvm_vm vm;
     int doorbell_fd;          /* the console thread's */
@@ -160,7 +162,8 @@ static int load_files(struct launch *l, const struct options *o, struct error *e
     }
     if (pv_image_parse(l->kernel.bytes, l->kernel.size, &l->image, e))
         goto bad_kernel;
-    if (load_initrd(l, o, e) || disks_open(o, l->disks, e))
+    if (load_initrd(l, o, e) || disks_open(o, l->disks, e) ||
+        cpu_profile_for_guest(o->cpu_profile, &l->cpu, e))
         return -1;
     l->nr_disks = o->nr_disks;
     return o->net.kind == NET_NONE ? 0 : net_link_open(&l->link, &o->net, e);
@@ -222,6 +225,7 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     l->hole.shared->boot.guest_rip = l->layout.entry;
     l->hole.shared->boot.guest_rsp = l->layout.stack_top;
     l->hole.shared->boot.guest_rsi = l->layout.start_info_va;
+    l->hole.shared->boot.cpu = l->cpu;
     l->hole.shared->boot.strict = o->strict;
     l->hole.shared->boot.optimizations_off = o->optimizations_off;
     l->hole.shared->boot.no_guest_isolation = o->no_guest_isolation;

@@ -7,6 +7,7 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "cpu_profile.h"
 #include "image.h"
 #include "launch.h"
 #include "status.h"
@@ -37,6 +38,11 @@ int main(int argc, char **argv)
         return status;
     case CMD_IMAGE:
         status = image_main(o.bench_argc, o.bench_args, &e);
+        if (e.msg[0])
+            fprintf(stderr, "perch: %s\n", e.msg);
+        return status;
+    case CMD_CPU:
+        status = cpu_main(o.bench_argc, o.bench_args, &e);
         if (e.msg[0])
             fprintf(stderr, "perch: %s\n", e.msg);
         return status;

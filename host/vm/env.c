@@ -1,7 +1,6 @@
 /* The Host's environment inside the VM (see host/env.h). */
 #include "../env.h"
 #include "../host.h"
-#include "../cpuid.h"
 
 uint8_t *env_alias_base(void)
 {
@@ -92,20 +91,4 @@ void env_idle(void)
 {
     perch_shared.stats.visits[PERCH_VISIT_SERVICE_HALT]++;
     __asm__ volatile("call switcher_gate_halt" ::: "memory");
-}
-
-/* CPUID at CPL3 is answered by KVM with the vCPU's CPUID. */
-uint64_t env_xcr0(void)
-{
-    uint32_t lo, hi;
-
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    return ((uint64_t)hi << 32) | lo;
-}
-
-void env_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
-{
-    __asm__ volatile("cpuid"
-                     : "=a"(out[0]), "=b"(out[1]), "=c"(out[2]), "=d"(out[3])
-                     : "a"(leaf), "c"(subleaf));
 }

@@ -17,6 +17,7 @@
 #include "../../launcher/hole.h"
 #include "../../launcher/initramfs.h"
 #include "../../host/cpuid.h"
+#include "../../lib/cpuid_table.h"
 
 uint8_t *host_env_memory;
 uint64_t host_env_frames;
@@ -389,19 +390,36 @@ __attribute__((weak)) void env_idle(void)
     abort();
 }
 
-/* A CPU whose guest code has x87, SSE and AVX on, as this machine's KVM
- * gives it (tests may bring their own). */
-__attribute__((weak)) uint64_t env_xcr0(void)
+/* How many subleaves a stand-in CPU answers for, by leaf. */
+static uint32_t described_subleaves(uint32_t leaf)
 {
-    return 0x207;
+    if (!cpuid_leaf_has_subleaves(leaf))
+        return 1;
+    return leaf == 0xd ? 20 : leaf == 4 ? 8 : 4;
 }
 
-__attribute__((weak)) void env_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
+static void describe_range(uint32_t first, uint32_t last,
+                           void (*cpuid)(uint32_t, uint32_t, uint32_t[4]))
 {
-    (void)leaf, (void)subleaf;
-    out[0] = out[1] = out[2] = out[3] = 0;
+    for (uint32_t leaf = first; leaf <= last; leaf++)
+        for (uint32_t sub = 0; sub < described_subleaves(leaf); sub++) {
+            uint32_t r[4];
+
+            cpuid(leaf, sub, r);
+            if (!cpuid_table_write(&perch_shared.boot.cpu, leaf, sub, r)) {
+                fprintf(stderr, "host_env: the stand-in CPU has too many leaves\n");
+                abort();
+            }
+        }
 }
 
+void host_env_describe_cpu(void (*cpuid)(uint32_t, uint32_t, uint32_t[4]), uint64_t xcr0)
+{
+    memset(&perch_shared.boot.cpu, 0, sizeof(perch_shared.boot.cpu));
+    describe_range(0, 0x20, cpuid);
+    describe_range(0x80000000u, 0x80000028u, cpuid);
+    perch_shared.boot.cpu.xcr0 = xcr0;
+}
 
 unsigned host_env_interrupt_acks;
 

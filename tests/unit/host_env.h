@@ -30,6 +30,13 @@ extern uint64_t host_env_frames;
  */
 void host_env_reset(uint64_t frames);
 
+/* Describe the CPU to the Host (perch_shared.boot.cpu) as the Launcher
+ * would: leaves 0-0x20 and 0x80000000-0x80000028 as cpuid() answers them
+ * (a few subleaves each), and the XCR0 guest code runs with. After
+ * host_env_reset(), which leaves no CPU described. */
+void host_env_describe_cpu(void (*cpuid)(uint32_t leaf, uint32_t subleaf, uint32_t out[4]),
+                           uint64_t xcr0);
+
 /* Pointer to machine frame `mfn` (must be < host_env_frames). */
 void *host_env_frame(uint64_t mfn);
 

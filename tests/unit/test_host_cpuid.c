@@ -17,25 +17,15 @@
 /* ---- A fake CPU: every feature bit set, Intel or AMD --------------------- */
 
 static int fake_amd;
-static unsigned fake_calls;
-static uint64_t fake_xcr0;          /* the XCR0 guest code runs with */
-static int fake_no_osxsave;         /* the real CR4.OSXSAVE clear */
-
-/* Replaces host_env.c's weak stand-in. */
-uint64_t env_xcr0(void)
-{
-    return fake_xcr0;
-}
+static uint32_t fake_leaf7_ebx_clear;   /* feature bits this CPU lacks */
 
 static void set4(uint32_t out[4], uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 {
     out[0] = a, out[1] = b, out[2] = c, out[3] = d;
 }
 
-/* Replaces host_env.c's weak stand-in. */
-void env_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
+static void fake_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
 {
-    fake_calls++;
     switch (leaf) {
     case 0:
         if (fake_amd)
@@ -45,16 +35,23 @@ void env_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
         break;
     case 1:
         /* Processor type 1, APIC ID 5, 16 logical CPUs, clflush 8. */
-        set4(out, 0x000916ea, 0x05100800, fake_no_osxsave ? ALL & ~(1u << 27) : ALL, ALL);
+        set4(out, 0x000916ea, 0x05100800, ALL, ALL);
         break;
     case 0xd:
-        /* XSAVE: x87, SSE, AVX (256 bytes at 576) and PKRU (8 at 2688). */
+        /* XSAVE: x87, SSE, AVX (256 bytes at 576), AVX-512 (64 at 1088,
+         * 512 at 1152, 1024 at 1664) and PKRU (8 at 2688), Intel's layout. */
         if (subleaf == 0)
-            set4(out, 0x207, 2696, 2696, 0);
+            set4(out, 0x2e7, 2696, 2696, 0);
         else if (subleaf == 1)
             set4(out, 0xf, 0, 0, 0);
         else if (subleaf == 2)
             set4(out, 256, 576, 0, 0);
+        else if (subleaf == 5)
+            set4(out, 64, 1088, 0, 0);
+        else if (subleaf == 6)
+            set4(out, 512, 1152, 0, 0);
+        else if (subleaf == 7)
+            set4(out, 1024, 1664, 0, 0);
         else if (subleaf == 9)
             set4(out, 8, 2688, 0, 0);
         else
@@ -67,7 +64,8 @@ void env_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
             set4(out, 0, 0, 0, 0);
         break;
     case 7:
-        set4(out, subleaf == 0 ? 3 : ALL, ALL, ALL, ALL);
+        set4(out, subleaf == 0 ? 3 : ALL, subleaf == 0 ? ALL & ~fake_leaf7_ebx_clear : ALL,
+             ALL, ALL);
         break;
     case 0x80000000:
         set4(out, fake_amd ? 0x80000028 : 0x80000008, 0x11111111, 0x22222222, 0x33333333);
@@ -88,15 +86,20 @@ static void cpuid(uint32_t leaf, uint32_t subleaf)
     guest_cpuid(leaf, subleaf, r);
 }
 
-static void setup(int amd)
+/* The fake CPU described to the Host, its guest code running with xcr0. */
+static void setup_cpu(int amd, uint64_t xcr0, uint32_t leaf7_ebx_clear)
 {
     host_env_reset(64);
     fake_amd = amd;
-    fake_calls = 0;
-    fake_xcr0 = 0x207;
-    fake_no_osxsave = 0;
+    fake_leaf7_ebx_clear = leaf7_ebx_clear;
+    host_env_describe_cpu(fake_cpuid, xcr0);
     current->cr4 = 0;
     current->xcr0 = 3;
+}
+
+static void setup(int amd)
+{
+    setup_cpu(amd, 0x207, 0);
 }
 
 /* ---- Tests ------------------------------------------------------------------ */
@@ -156,7 +159,7 @@ static void every_hidden_bit_is_clear(void)
 {
     for (int amd = 0; amd < 2; amd++) {
         setup(amd);
-        CHECK(cpuid_hidden_count > 50);
+        CHECK(cpuid_hidden_count > 30);
         for (size_t i = 0; i < cpuid_hidden_count; i++) {
             const struct cpuid_hidden_bit *h = &cpuid_hidden[i];
 
@@ -241,7 +244,9 @@ static void leaf7_subleaves(void)
     cpuid(7, 0);
     CHECK(r[0] == 2);
     cpuid(7, 1);
-    CHECK(r[0] == ((1u << 10) | (1u << 11) | (1u << 12)));   /* FZRM FSRS FSRCS */
+    /* AVX_VNNI (AVX is offered), FZRM FSRS FSRCS; no AVX512_BF16 (AVX-512's
+     * state is not in this XCR0). */
+    CHECK(r[0] == ((1u << 4) | (1u << 10) | (1u << 11) | (1u << 12)));
     CHECK(r[1] == 0 && r[2] == 0 && r[3] == 0);
     cpuid(7, 2);
     CHECK(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == (1u << 5));  /* MCDT_NO */
@@ -336,27 +341,68 @@ static void xsave_offered(void)
     CHECK(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 0);
 }
 
-/* Guest code that runs without OSXSAVE, or without AVX in XCR0, gets
- * neither XSAVE nor AVX (the kernel could not switch them). */
+/* Guest code that runs without XSAVE (XCR0 0), or without AVX in XCR0,
+ * gets neither XSAVE nor AVX, nor what builds on them (the kernel could
+ * not switch them). */
 static void xsave_follows_the_real_cpu(void)
 {
-    setup(0);
-    fake_no_osxsave = 1;
+    setup_cpu(0, 0, 0);
     cpuid(1, 0);
     CHECK(!(r[2] & (0xfu << 26)) && !(r[2] & (1u << 12)));
     cpuid(7, 0);
-    CHECK(!(r[1] & (1u << 5)));
+    CHECK(!(r[1] & (1u << 5)) && !(r[1] & (1u << 16)));
     cpuid(0xd, 0);
     CHECK(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 0);
     CHECK(guest_xcr0_allowed() == 0);
-    setup(0);
-    fake_xcr0 = 3;
+    setup_cpu(0, 3, 0);
     cpuid(1, 0);
     CHECK((r[2] & (1u << 26)) && !(r[2] & (1u << 28)));
     cpuid(7, 0);
     CHECK(!(r[1] & (1u << 5)));
     cpuid(0xd, 0);
     CHECK(r[0] == 3 && r[2] == 576);
+}
+
+/* Where guest code runs with AVX-512's state on, the kernel is offered it
+ * (sizes as the real CPU lays them out) and AVX512F with it, even on a CPU
+ * described without AVX512F: a process would use it either way. */
+static void avx512_follows_the_real_xcr0(void)
+{
+    setup_cpu(0, 0x2e7, 1u << 16);
+    cpuid(7, 0);
+    CHECK(r[1] & (1u << 16));                  /* AVX512F, forced on */
+    CHECK(r[1] & (1u << 17));                  /* AVX512DQ */
+    cpuid(0xd, 0);
+    CHECK(r[0] == 0xe7 && r[2] == 2688);
+    cpuid(0xd, 5);
+    CHECK(r[0] == 64 && r[1] == 1088 && r[2] == 0 && r[3] == 0);
+    cpuid(0xd, 9);
+    CHECK(r[0] == 0);                          /* PKRU: not offered */
+    setup_cpu(0, 0x207, 0);
+    cpuid(7, 0);
+    CHECK(!(r[1] & (1u << 16)) && !(r[1] & (1u << 17)) && !(r[1] & (1u << 31)));
+    CHECK(!(r[2] & (1u << 1)) && !(r[2] & (1u << 14)));       /* VBMI, VPOPCNTDQ */
+    cpuid(7, 1);
+    CHECK(!(r[0] & (1u << 5)) && (r[0] & (1u << 4)));         /* no BF16; AVX_VNNI */
+    cpuid(0xd, 5);
+    CHECK(r[0] == 0);
+    /* Only all three components together are AVX-512's. */
+    setup_cpu(0, 0x27, 0);
+    CHECK(guest_xcr0_allowed() == 7);
+}
+
+/* FSRM and its kin build on ERMS: a CPU described without ERMS offers
+ * none of them (Linux's memmove takes FSRM to mean ERMS). */
+static void fast_strings_need_erms(void)
+{
+    setup_cpu(0, 0x207, 1u << 9);
+    cpuid(7, 0);
+    CHECK(!(r[1] & (1u << 9)) && !(r[3] & (1u << 4)));
+    cpuid(7, 1);
+    CHECK(!(r[0] & (7u << 10)));
+    setup(0);
+    cpuid(7, 0);
+    CHECK((r[1] & (1u << 9)) && (r[3] & (1u << 4)));
 }
 
 int main(void)
@@ -374,6 +420,8 @@ int main(void)
     RUN(leaves_xen_empties);
     RUN(xsave_offered);
     RUN(xsave_follows_the_real_cpu);
+    RUN(avx512_follows_the_real_xcr0);
+    RUN(fast_strings_need_erms);
     RUN(intel_cache_leaf);
     RUN(address_sizes);
     RUN(amd_extended_leaves);

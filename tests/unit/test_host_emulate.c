@@ -21,9 +21,8 @@
 #define BITMAP_VA 0xffffffff81100000ull
 #define BITMAP_MFN 12
 
-/* A fake CPU for the CPUID paths: Intel, every feature bit set. Replaces
- * host_env.c's weak stand-in. */
-void env_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
+/* A fake CPU for the CPUID paths: Intel, every feature bit set. */
+static void fake_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
 {
     (void)subleaf;
     out[0] = out[1] = out[2] = out[3] = 0xffffffffu;
@@ -40,9 +39,12 @@ static struct cpu_regs regs;
 /* The registers before emulation, to tell what changed. */
 static struct cpu_regs before;
 
-static void setup(void)
+/* The fake CPU, its guest code running with xcr0 (x87, SSE, AVX and PKRU
+ * in the default setup). */
+static void setup_xcr0(uint64_t xcr0)
 {
     host_env_reset(FRAMES);
+    host_env_describe_cpu(fake_cpuid, xcr0);
     host_env_map(CODE_VA, CODE_MFN, HOST_ENV_RO);
     emulate_reset();
     vm_assist_enabled = 0;
@@ -54,6 +56,11 @@ static void setup(void)
         ((uint64_t *)&regs)[i] = 0x5a5a5a5a00000000ull + i;
     regs.rflags = 0x10202;              /* IF, RF */
     regs.error_code = 0;
+}
+
+static void setup(void)
+{
+    setup_xcr0(0x207);
 }
 
 /* Put `len` instruction bytes at CODE_VA + off and point rip at them. */
@@ -302,11 +309,11 @@ static void unknown_msr_reads_zero_without_a_gp_handler(void)
 {
     setup();
     current->traps[13].address = 0;
-    CHECK(rdmsr(0x1a0) == 0);
+    CHECK(rdmsr(0x123) == 0);
     CODE(0, "\x0f\x32");
     regs.rcx = 0x40000000;                     /* Xen's own range: still #GP */
     CHECK(run(13) == EMUL_INJECT_GP);
-    CHECK(wrmsr(0x1a0, 0) == EMUL_INJECT_GP);
+    CHECK(wrmsr(0x123, 0) == EMUL_INJECT_GP);
 }
 
 /* ---- #GP: in and out ---------------------------------------------------------- */
@@ -486,6 +493,23 @@ static void xsetbv_among_offered(void)
     CHECK(run(13) == EMUL_INJECT_GP && untouched());
 }
 
+/* Where guest code runs with AVX-512's state, the kernel may take its three
+ * components, together and with AVX only, as the CPU would check. */
+static void xsetbv_avx512(void)
+{
+    static const uint64_t refused[] = { 0x27, 0x67, 0xe3, 0xe1, 0x2e7 };
+
+    setup_xcr0(0xe7);
+    CODE(0, "\x0f\x01\xd1");                  /* xsetbv */
+    regs.rcx = 0, regs.rax = 0xe7, regs.rdx = 0;
+    CHECK(run(13) == EMUL_DONE && current->xcr0 == 0xe7);
+    for (unsigned i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        regs.rip = CODE_VA;
+        regs.rax = (uint32_t)refused[i];
+        CHECK(run(13) == EMUL_INJECT_GP && current->xcr0 == 0xe7);
+    }
+}
+
 static void other_control_registers_are_gp(void)
 {
     setup();
@@ -572,6 +596,7 @@ int main(void)
     RUN(cr4_shadow);
     RUN(other_control_registers_are_gp);
     RUN(xsetbv_among_offered);
+    RUN(xsetbv_avx512);
     RUN(wbinvd_cli_sti);
     RUN(unknown_instructions_are_gp);
     RUN(reset_restores_boot_state);
