@@ -72,3 +72,21 @@ guest_passed() {
         fail "$2/guest_passed" "$(grep -a "^$1: .* passed" "$TMP/$2.out" || echo 'no summary')"
     fi
 }
+
+# make_avx_disk IMG: a small ext4 image holding avx_state (the guest
+# processes' vector-register test, tests/guests/linux/avx_state.c), built
+# static. Returns non-zero, with a FAIL line, if gcc or mke2fs fails.
+make_avx_disk() {
+    mkdir -p "$TMP/avx_tree"
+    if ! gcc -O2 -static -mavx -o "$TMP/avx_tree/avx_state" tests/guests/linux/avx_state.c; then
+        fail avx_disk/built "gcc -static -mavx failed"
+        return 1
+    fi
+    mke2fs -q -t ext4 -d "$TMP/avx_tree" "$1" 16M || { fail avx_disk/made "mke2fs failed"; return 1; }
+}
+
+# host_runs_avx512: this machine's CPU has AVX-512 (F and BW) and its
+# XCR0 enables it, so guest processes can use zmm and opmask registers.
+host_runs_avx512() {
+    grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo
+}
