@@ -281,6 +281,21 @@ enum perch_visit {
     PERCH_VISIT_COUNT
 };
 
+/* What the guest kernel asked of the CPU, for --stats: each MSR it read or
+ * wrote and each CPUID leaf it asked, with perch's last answer (the first
+ * PERCH_MSRS_SEEN and PERCH_CPUIDS_SEEN distinct ones). */
+#define PERCH_MSRS_SEEN   48u
+#define PERCH_CPUIDS_SEEN 96u
+struct perch_msr_seen {
+    uint32_t msr;
+    uint32_t reads, writes, refused;   /* refused: answered #GP */
+    uint64_t value;                    /* the last value read or written */
+};
+struct perch_cpuid_seen {
+    uint32_t leaf, subleaf, count;
+    uint32_t reg[4];                   /* perch's answer */
+};
+
 #define PERCH_CONSOLE_RING_BYTES 4096u
 #define PERCH_FATAL_MSG_BYTES    160u
 
@@ -366,6 +381,9 @@ struct perch_shared {
         uint64_t cpl3_user_syscalls;   /* guest-user `syscall`s at CPL3 */
         uint64_t pf_address_decoded;   /* CPL3 #PFs whose address was proven */
         uint64_t tlb_flushes_elided;   /* flush requests that needed none */
+        uint32_t nr_msrs_seen, nr_cpuids_seen;
+        struct perch_msr_seen msrs_seen[PERCH_MSRS_SEEN];
+        struct perch_cpuid_seen cpuids_seen[PERCH_CPUIDS_SEEN];
     } stats;
 
     /* Back-end lines (PERCH_LINE_*): bit N is line N. Each word changes

@@ -17,6 +17,7 @@
 #include "vm_assist.h"
 #include "physdev.h"
 #include "msr.h"
+#include "cpu_seen.h"
 
 #define VECTOR_UD 6
 
@@ -90,6 +91,7 @@ static void emulate_cpuid(struct cpu_regs *regs)
     uint32_t r[4];
 
     guest_cpuid((uint32_t)regs->rax, (uint32_t)regs->rcx, r);
+    cpu_seen_cpuid((uint32_t)regs->rax, (uint32_t)regs->rcx, r);
     regs->rax = r[0];
     regs->rbx = r[1];
     regs->rcx = r[2];
@@ -122,9 +124,11 @@ static enum emul_result emulate_forced(struct cpu_regs *regs, const struct fetch
 
 static enum emul_result emulate_rdmsr(struct cpu_regs *regs, const struct fetched *f)
 {
-    uint64_t val;
+    uint64_t val = 0;
+    bool ok = msr_read((uint32_t)regs->rcx, &val);
 
-    if (!msr_read((uint32_t)regs->rcx, &val))
+    cpu_seen_msr((uint32_t)regs->rcx, false, ok, val);
+    if (!ok)
         return EMUL_INJECT_GP;
     regs->rax = (uint32_t)val;
     regs->rdx = val >> 32;
@@ -134,8 +138,10 @@ static enum emul_result emulate_rdmsr(struct cpu_regs *regs, const struct fetche
 static enum emul_result emulate_wrmsr(struct cpu_regs *regs, const struct fetched *f)
 {
     uint64_t val = ((uint64_t)(uint32_t)regs->rdx << 32) | (uint32_t)regs->rax;
+    bool ok = msr_write((uint32_t)regs->rcx, val);
 
-    if (!msr_write((uint32_t)regs->rcx, val))
+    cpu_seen_msr((uint32_t)regs->rcx, true, ok, val);
+    if (!ok)
         return EMUL_INJECT_GP;
     return step(regs, f);
 }

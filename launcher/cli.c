@@ -98,6 +98,10 @@ void cli_print_help(void)
 "                         ring-0 instructions, events the Host took at CPL3,\n"
 "                         exits to the Launcher by reason, and with --net\n"
 "                         the network card's frames\n"
+"  --stats-cpu            when the guest ends, print to stderr every MSR the\n"
+"                         guest kernel read or wrote and every CPUID leaf it\n"
+"                         asked, with perch's answers (what a kernel reads on\n"
+"                         this CPU or under --cpu-profile)\n"
 "\n"
 "The guest's consoles (the early console_io, then hvc0) are written to\n"
 "standard output; perch's own messages go to standard error. Standard\n"
@@ -257,6 +261,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "root", required_argument, NULL, 'r' },
         { "net", required_argument, NULL, 'n' },
         { "stats", no_argument, NULL, 's' },
+        { "stats-cpu", no_argument, NULL, 'C' },
         { "strict", no_argument, NULL, 'S' },
         { "cpu-profile", required_argument, NULL, 'P' },
         { "no-native-return", no_argument, NULL, 'N' },
@@ -289,6 +294,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'r': o->root = optarg; break;
         case 'n': if (net_option_parse(optarg, &o->net, e)) return -1; break;
         case 's': o->stats = true; break;
+        case 'C': o->stats_cpu = true; break;
         case 'S': o->strict = true; break;
         case 'P': o->cpu_profile = optarg; break;
         case 'N': o->optimizations_off |= PERCH_OPT_NATIVE_RETURN; break;

@@ -31,6 +31,7 @@ struct options {
     const char *cmdline;
     uint64_t mem_mib;
     bool stats;
+    bool stats_cpu;            /* --stats-cpu: MSRs and CPUID leaves asked */
     bool strict;
     const char *cpu_profile;   /* --cpu-profile FILE; NULL: this CPU as it is */
     bool no_guest_isolation;   /* guest user on the guest kernel's L4 */

@@ -465,6 +465,8 @@ int launch_with(const struct options *o, const struct launch_io *io,
         status = console_exit_status(&p.console);
     if (o->stats)
         stats_print(stderr, l.hole.shared, &p.run.stats);
+    if (o->stats_cpu)
+        stats_print_cpu(stderr, l.hole.shared);
     if (o->stats && l.link && l.devices)
         stats_print_card(stderr, &l.devices->vif.netif.counts);
 out:

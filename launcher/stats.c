@@ -1,6 +1,8 @@
 /* --stats: printing what the guest cost, and counter snapshots for perch bench. */
 #include "stats.h"
 
+#include <inttypes.h>
+
 static const char *const hypercall_names[XEN_NR_HYPERCALLS] = {
     "set_trap_table", "mmu_update", "set_gdt", "stack_switch",
     "set_callbacks", "fpu_taskswitch", "sched_op_compat", "platform_op",
@@ -128,6 +130,27 @@ static void print_exits(FILE *out, const struct run_stats *run)
             fprintf(out, "    %-28s %12lu\n", exit_kind_names[k], run->exits[k]);
     }
     fprintf(out, "    %-28s %12lu\n", "total", total);
+}
+
+/* The counts are the guest's to corrupt, so they are only bounded. */
+void stats_print_cpu(FILE *out, const struct perch_shared *sh)
+{
+    uint32_t nr_msrs = sh->stats.nr_msrs_seen, nr_cpuids = sh->stats.nr_cpuids_seen;
+
+    fprintf(out, "  MSRs the guest kernel read or wrote (reads, writes, refused with #GP; last value):\n");
+    for (uint32_t i = 0; i < nr_msrs && i < PERCH_MSRS_SEEN; i++) {
+        const struct perch_msr_seen *m = &sh->stats.msrs_seen[i];
+
+        fprintf(out, "    0x%08x %6u %6u %6u  %#" PRIx64 "\n", m->msr, m->reads, m->writes,
+                m->refused, m->value);
+    }
+    fprintf(out, "  CPUID leaves it asked (times; perch's answer eax ebx ecx edx):\n");
+    for (uint32_t i = 0; i < nr_cpuids && i < PERCH_CPUIDS_SEEN; i++) {
+        const struct perch_cpuid_seen *c = &sh->stats.cpuids_seen[i];
+
+        fprintf(out, "    0x%08x.%-2u %6u  %08x %08x %08x %08x\n", c->leaf, c->subleaf,
+                c->count, c->reg[0], c->reg[1], c->reg[2], c->reg[3]);
+    }
 }
 
 void stats_print(FILE *out, const struct perch_shared *shared,

@@ -26,6 +26,10 @@ const char *stats_visit_name(unsigned v);
 void stats_print(FILE *out, const struct perch_shared *shared,
                  const struct run_stats *run);
 
+/* --stats-cpu: the MSRs and CPUID leaves the guest kernel asked for, and
+ * perch's last answers. */
+void stats_print_cpu(FILE *out, const struct perch_shared *shared);
+
 /* The network card's frames, after stats_print() when there is a card. */
 void stats_print_card(FILE *out, const struct netif_counts *c);
 
