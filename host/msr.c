@@ -47,6 +47,22 @@
 #define MSR_AMD_PSTATE_LAST    0xc001006bu   /* PSTATE0 .. PSTATE7 */
 #define MSR_AMD_DE_CFG         0xc0011029u
 
+/* Performance counters, which Xen's vPMU (off by default) reads as 0 and
+ * takes writes to: Intel's P6 and fixed counters, AMD's K7 and family 15h
+ * ones. */
+#define MSR_P6_PERFCTR_FIRST   0x000000c1u
+#define MSR_P6_PERFCTR_LAST    0x000000c8u
+#define MSR_P6_EVNTSEL_FIRST   0x00000186u
+#define MSR_P6_EVNTSEL_LAST    0x0000018du
+#define MSR_FIXED_CTR_FIRST    0x00000309u
+#define MSR_FIXED_CTR_LAST     0x0000030bu
+#define MSR_PERF_GLOBAL_FIRST  0x0000038du   /* FIXED_CTR_CTRL .. GLOBAL_OVF_CTRL */
+#define MSR_PERF_GLOBAL_LAST   0x00000390u
+#define MSR_AMD_K7_PERF_FIRST  0xc0010000u   /* EVNTSEL0-3, PERFCTR0-3 */
+#define MSR_AMD_K7_PERF_LAST   0xc0010007u
+#define MSR_AMD_F15H_PERF_FIRST 0xc0010200u
+#define MSR_AMD_F15H_PERF_LAST 0xc001020bu
+
 #define FEATURE_CONTROL_LOCK   (1ull << 0)
 #define DE_CFG_LFENCE_SERIALISE (1ull << 1)
 
@@ -67,6 +83,25 @@ static uint64_t guest_misc_enable(void)
 
     v &= ~(MISC_ENABLE_PERF_AVAIL | MISC_ENABLE_MONITOR_ENABLE);
     return v | MISC_ENABLE_BTS_UNAVAIL | MISC_ENABLE_PEBS_UNAVAIL | MISC_ENABLE_XTPR_DISABLE;
+}
+
+static bool in(uint32_t msr, uint32_t first, uint32_t last)
+{
+    return msr >= first && msr <= last;
+}
+
+/* A counter of the vendor's PMU: with Xen's vPMU off, it reads as 0 and
+ * writes to it are dropped. */
+static bool pmu_msr(uint32_t msr)
+{
+    if (cpu_vendor_is_intel())
+        return in(msr, MSR_P6_PERFCTR_FIRST, MSR_P6_PERFCTR_LAST) ||
+               in(msr, MSR_P6_EVNTSEL_FIRST, MSR_P6_EVNTSEL_LAST) ||
+               in(msr, MSR_FIXED_CTR_FIRST, MSR_FIXED_CTR_LAST) ||
+               in(msr, MSR_PERF_GLOBAL_FIRST, MSR_PERF_GLOBAL_LAST);
+    return cpu_vendor_is_amd() &&
+           (in(msr, MSR_AMD_K7_PERF_FIRST, MSR_AMD_K7_PERF_LAST) ||
+            in(msr, MSR_AMD_F15H_PERF_FIRST, MSR_AMD_F15H_PERF_LAST));
 }
 
 /* AMD's family (base plus extended), for the one MSR only some have. */
@@ -112,11 +147,8 @@ static bool vendor_msr_read(uint32_t msr, uint64_t *val)
         *val = DE_CFG_LFENCE_SERIALISE;
         return amd;
     }
-    if (msr >= MSR_AMD_PSTATE_FIRST && msr <= MSR_AMD_PSTATE_LAST) {
-        *val = 0;
-        return amd;
-    }
-    return false;
+    *val = 0;
+    return (amd && in(msr, MSR_AMD_PSTATE_FIRST, MSR_AMD_PSTATE_LAST)) || pmu_msr(msr);
 }
 
 /*
@@ -187,7 +219,7 @@ static bool vendor_msr_write(uint32_t msr, uint64_t val)
     case MSR_AMD_MMIO_CONF_BASE:
         return amd && amd_family_10h_to_16h();
     }
-    return amd && msr >= MSR_AMD_PSTATE_FIRST && msr <= MSR_AMD_PSTATE_LAST;
+    return (amd && in(msr, MSR_AMD_PSTATE_FIRST, MSR_AMD_PSTATE_LAST)) || pmu_msr(msr);
 }
 
 bool msr_write(uint32_t msr, uint64_t val)

@@ -50,6 +50,10 @@ static void intel(void)
     /* AMD's own MSRs are not there on Intel. */
     CHECK(read(0xc0010015) == GP && read(0xc0011029) == GP && read(0xc0010064) == GP);
     CHECK(!msr_write(0xc0011029, 2));
+    /* The PMU's counters, as Xen's vPMU when it is off: 0, writes dropped. */
+    CHECK(read(0xc1) == 0 && read(0x186) == 0 && read(0x309) == 0 && read(0x38f) == 0);
+    CHECK(msr_write(0x186, 0x430076) && read(0xc9) == GP && read(0x391) == GP);
+    CHECK(read(0xc0010000) == GP && read(0xc0010200) == GP);
 }
 
 static void amd(void)
@@ -65,6 +69,9 @@ static void amd(void)
     CHECK(read(0xc0010058) == GP);                       /* MMIO_CONF: fam 10h-16h */
     CHECK(read(0x198) == GP && read(0x19c) == GP);
     CHECK(read(0xce) == 0 && read(0x140) == 0);
+    CHECK(read(0xc0010000) == 0 && read(0xc0010007) == 0 && read(0xc001020b) == 0);
+    CHECK(msr_write(0xc0010000, 0x430076) && read(0xc0010008) == GP);
+    CHECK(read(0xc1) == GP && read(0x186) == GP && !msr_write(0x186, 0));
 }
 
 /* Speculation, architectural capabilities and unknown MSRs: a #GP on both
