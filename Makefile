@@ -61,7 +61,13 @@ all: $(BUILD)/perch $(GUESTS)
 
 # The main job: boot the default guest, Debian's cloud kernel, to a shell
 # on the console (the first run fetches it with apt; Ctrl-D powers off).
-run: all
+# `run` and `test` first check for (as root install) what they need,
+# tools/install-deps.sh, then build in a second make: so even with -j no
+# compile starts before the check ends, and the second make's pkg-config
+# and clang look-ups see what it installed.
+run:
+	@tools/install-deps.sh run
+	@$(MAKE) --no-print-directory all
 	$(BUILD)/perch run
 
 $(BUILD)/%.o: %.c
@@ -195,8 +201,12 @@ fuzz-build: $(FUZZ_BINS)
 fuzz: fuzz-build
 	@FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(FUZZ_SECONDS) $(BUILD)/fuzz $(FUZZ_BINS)
 
-test: all unit $(if $(HAVE_CLANG),fuzz-build)
+.PHONY: test-build
+test:
+	@tools/install-deps.sh test
+	@$(MAKE) --no-print-directory test-build
 	@tests/run
+test-build: all unit $(if $(HAVE_CLANG),fuzz-build)
 
 # perchbench: the benchmark programs (bench/), one static binary that runs
 # unchanged natively and inside a guest. `make perchbench` builds it.
