@@ -27,7 +27,7 @@ kvm=${PERCH_KVM:-/dev/kvm}
 missing=() # the packages to install, in group order
 groups=()  # one "PACKAGES (why)" per group with something missing
 
-# group WHY PACKAGE...: note those of PACKAGE... that are missing.
+# group WHY PACKAGE...: PACKAGE... are missing, needed for WHY (none: no-op).
 group() {
     local why=$1
     shift
@@ -36,29 +36,30 @@ group() {
     groups+=("$* ($why)")
 }
 
-# not_installed PACKAGE...: those of the Debian packages dpkg does not
-# have installed (one dpkg-query for them all).
-not_installed() {
-    local have=' ' name want ok state p
-    while read -r name want ok state; do
+# packages WHY PACKAGE...: group WHY with those of the Debian packages
+# that dpkg does not have installed (one dpkg-query for them all).
+packages() {
+    local why=$1 have=' ' name state p miss=()
+    shift
+    while read -r name _ _ state; do
         [ "$state" = installed ] && have+="$name "
     done < <(dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null)
     for p; do
-        case $have in *" $p "*) ;; *) echo "$p" ;; esac
+        case $have in *" $p "*) ;; *) miss+=("$p") ;; esac
     done
+    group "$why" "${miss[@]}"
 }
 
-# Commands, not packages, where a program from elsewhere serves as well.
-tools=
+# Commands, not a package, where a compiler from elsewhere serves as well.
 for t in gcc make objcopy; do
-    command -v "$t" >/dev/null 2>&1 || tools=build-essential
+    command -v "$t" >/dev/null 2>&1 ||
+        { group "gcc, make and binutils, to build perch" build-essential; break; }
 done
-group "gcc, make and binutils, to build perch" $tools
 # The Launcher decompresses bzImage kernels (gzip, xz, zstd, lz4) with the
 # first four; its block back end does its disk I/O through io_uring;
 # --net user's network is libslirp's.
-group "libraries perch links: decompressors to read bzImage kernels, liburing for the block back end's I/O, libslirp for --net user" \
-    $(not_installed zlib1g-dev liblzma-dev libzstd-dev liblz4-dev liburing-dev libslirp-dev)
+packages "libraries perch links: decompressors to read bzImage kernels, liburing for the block back end's I/O, libslirp for --net user" \
+    zlib1g-dev liblzma-dev libzstd-dev liblz4-dev liburing-dev libslirp-dev
 if [ "$mode" = test ]; then
     # Without these the tests that use them would only SKIP. QEMU boots a
     # -kernel through seabios, a Depends; its Recommends (GUI, OVMF) are
@@ -67,11 +68,11 @@ if [ "$mode" = test ]; then
         group "tests/guests/bench.sh compares perch with QEMU TCG: perch bench --qemu" qemu-system-x86
     # libFuzzer and the sanitizers' runtimes are in libclang-rt-dev, only
     # a Recommends of clang.
-    group "libFuzzer, for make test's fuzz smoke pass: tests/fuzz/smoke.sh" \
-        $(not_installed clang libclang-rt-dev)
+    packages "libFuzzer, for make test's fuzz smoke pass: tests/fuzz/smoke.sh" \
+        clang libclang-rt-dev
     # A package check: mke2fs is in /sbin, outside a user's PATH.
-    group "tests/guests/linux_disk.sh makes an ext4 image with mke2fs and checks it with e2fsck" \
-        $(not_installed e2fsprogs)
+    packages "tests/guests/linux_disk.sh makes an ext4 image with mke2fs and checks it with e2fsck" \
+        e2fsprogs
 fi
 
 # /dev/kvm first: with no usable KVM, installing would not help.

@@ -71,7 +71,7 @@ EOF
 # command AS (e.g. setpriv) if given, in a PATH of fakes only, with the
 # FAKE_* and KVM settings of the caller. Leaves $status,
 # $TMP/NAME.{out,err} and the fakes' calls in $TMP/NAME.log.
-FAKE_INSTALLED=$ALL_PKGS FAKE_REMOVED= FAKE_UNKNOWN= FAKE_NO_CMDS= FAKE_UID=0
+FAKE_INSTALLED=$ALL_PKGS FAKE_REMOVED='' FAKE_UNKNOWN='' FAKE_NO_CMDS='' FAKE_UID=0
 FAKE_INSTALL_RC=0 KVM=$TMP/kvm_open
 deps() {
     local name=$1 as=()
@@ -231,20 +231,20 @@ nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
     echo "SKIP user_nobody, kvm_denied, kvm_group: need root and setpriv"
 else
-    FAKE_UID= FAKE_INSTALLED=$(without liburing-dev) deps user_nobody "${nobody[@]}" -- run
+    FAKE_UID='' FAKE_INSTALLED=$(without liburing-dev) deps user_nobody "${nobody[@]}" -- run
     expect_nonzero user_nobody
     expect_lines user_nobody err 1
     expect_line user_nobody err '^deps: make run needs liburing-dev: run sudo apt-get install -y --no-install-recommends liburing-dev$'
     expect_calls user_nobody '^apt-get' 0
 
     # Mode 600, as /dev/kvm is on some machines: no group to join.
-    FAKE_UID= KVM=$TMP/kvm_root deps kvm_denied "${nobody[@]}" -- test
+    FAKE_UID='' KVM=$TMP/kvm_root deps kvm_denied "${nobody[@]}" -- test
     expect_nonzero kvm_denied
     expect_lines kvm_denied err 1
     expect_line kvm_denied err "^deps: $TMP/kvm_root is not readable and writable by you: run as root \(its mode, -rw------- root, lets no group in\)\$"
     # Mode 660: join its group (users, which nobody is not in).
     : >"$TMP/kvm_group" && chmod 660 "$TMP/kvm_group" && chgrp users "$TMP/kvm_group"
-    FAKE_UID= KVM=$TMP/kvm_group deps kvm_group "${nobody[@]}" -- run
+    FAKE_UID='' KVM=$TMP/kvm_group deps kvm_group "${nobody[@]}" -- run
     expect_nonzero kvm_group
     expect_lines kvm_group err 1
     expect_line kvm_group err "^deps: $TMP/kvm_group is not readable and writable by you: run as root, or join its group: sudo usermod -aG users \\\$USER, then log in again\$"
