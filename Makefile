@@ -63,8 +63,18 @@ all: $(BUILD)/perch $(GUESTS)
 
 # The main job: boot the default guest, Debian's cloud kernel, to a shell
 # on the console (the first run fetches it with apt; Ctrl-D powers off).
-run: all
+# `run` and `test` first check for (as root install) what they need,
+# tools/install-deps.sh, then build in a second make: so even with -j no
+# compile starts before the check ends, and the second make's pkg-config
+# and clang look-ups see what it installed. (The `@:` recipes keep make's
+# "Nothing to be done" line off an up-to-date tree's console.)
+.PHONY: run-build
+run:
+	@tools/install-deps.sh run
+	@$(MAKE) --no-print-directory run-build
 	$(BUILD)/perch run
+run-build: all
+	@:
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -197,8 +207,13 @@ fuzz-build: $(FUZZ_BINS)
 fuzz: fuzz-build
 	@FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(FUZZ_SECONDS) $(BUILD)/fuzz $(FUZZ_BINS)
 
-test: all unit $(if $(HAVE_CLANG),fuzz-build)
+.PHONY: test-build
+test:
+	@tools/install-deps.sh test
+	@$(MAKE) --no-print-directory test-build
 	@tests/run
+test-build: all unit $(if $(HAVE_CLANG),fuzz-build)
+	@:
 
 # perchbench: the benchmark programs (bench/), one static binary that runs
 # unchanged natively and inside a guest. `make perchbench` builds it.

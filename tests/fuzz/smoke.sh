@@ -3,7 +3,7 @@
 # from its checked-in seeds alone (tests/fuzz/run.sh, into
 # build/fuzz-smoke/, apart from make fuzz's build/fuzz/), so a harness that
 # no longer builds, or an input that crashes, fails the test run; SKIP
-# without clang (.ci/run installs it).
+# without clang (make test installs it, as root: tools/install-deps.sh).
 set -u
 cd "$(dirname "$0")/../.."
 if ! command -v clang >/dev/null 2>&1; then
