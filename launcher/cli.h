@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "disk.h"
 #include "error.h"
 #include "net_option.h"
 
@@ -14,15 +15,7 @@
 /* Machine memory ends below the local APIC at 0xfee00000 (abi/layout.h). */
 #define MAX_MEM_MIB 3584
 
-/* Disks are xvda, xvdb, ... in the order given. */
-#define MAX_DISKS 8
-
 enum command { CMD_RUN, CMD_HELP, CMD_VERSION, CMD_BENCH, CMD_IMAGE, CMD_CPU };
-
-struct disk_option {
-    const char *path;
-    bool readonly;             /* FILE,ro */
-};
 
 struct options {
     enum command command;

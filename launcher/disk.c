@@ -68,11 +68,12 @@ static int open_one(struct disk *disks, unsigned i, const struct disk_option *o,
     return 0;
 }
 
-int disks_open(const struct options *o, struct disk disks[MAX_DISKS], struct error *e)
+int disks_open(const struct disk_option *opts, unsigned n, struct disk disks[MAX_DISKS],
+               struct error *e)
 {
-    for (unsigned i = 0; i < o->nr_disks; i++) {
+    for (unsigned i = 0; i < n && i < MAX_DISKS; i++) {
         disks[i].fd = -1;
-        if (open_one(disks, i, &o->disks[i], e)) {
+        if (open_one(disks, i, &opts[i], e)) {
             disks_close(disks, i + 1);
             return -1;
         }

@@ -10,10 +10,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cli.h"
 #include "error.h"
 
 #define DISK_SECTOR_BYTES 512
+
+/* Disks are xvda, xvdb, ... in the order given. */
+#define MAX_DISKS 8
+
+/* One --disk FILE[,ro] as the command line gave it. */
+struct disk_option {
+    const char *path;
+    bool readonly;             /* FILE,ro */
+};
 
 struct disk {
     const char *path;
@@ -23,8 +31,9 @@ struct disk {
     uint64_t dev, ino;   /* the file, to refuse it twice */
 };
 
-/* Open and check every disk of o; on failure none stays open. */
-int disks_open(const struct options *o, struct disk disks[MAX_DISKS], struct error *e);
+/* Open and check the n disks of opts; on failure none stays open. */
+int disks_open(const struct disk_option *opts, unsigned n, struct disk disks[MAX_DISKS],
+               struct error *e);
 void disks_close(struct disk *disks, unsigned n);
 
 /* "xvda", "xvdb", ...: the guest's name for disk i. */

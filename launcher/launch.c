@@ -162,7 +162,7 @@ static int load_files(struct launch *l, const struct options *o, struct error *e
     }
     if (pv_image_parse(l->kernel.bytes, l->kernel.size, &l->image, e))
         goto bad_kernel;
-    if (load_initrd(l, o, e) || disks_open(o, l->disks, e) ||
+    if (load_initrd(l, o, e) || disks_open(o->disks, o->nr_disks, l->disks, e) ||
         cpu_profile_for_guest(o->cpu_profile, &l->cpu, e))
         return -1;
     l->nr_disks = o->nr_disks;
