@@ -7,6 +7,10 @@
 #define TOKENS 256
 #define DIGIT_TOKEN '0'   /* token 48 is "0", through 57, "9" */
 #define SYMBOLS_PER_MARKER 256
+/* Entries read over the whole search for the names, at most: a real
+ * table costs its own count once and the rest of the image little, but
+ * bytes made to look like endless entries would cost the square. */
+#define SEARCH_BUDGET (1u << 25)
 
 struct tokens {
     size_t at;                  /* token_table's offset in the image */
@@ -125,13 +129,16 @@ static bool is_type_letter(char c)
 }
 
 /* n entries from at, each inside limit and starting with a type letter:
- * where they end, or 0. */
+ * where they end, or 0 (also once the search's budget is spent). */
 static size_t names_end(const uint8_t *img, size_t limit, size_t at, uint32_t n,
-                        const struct tokens *t)
+                        const struct tokens *t, size_t *budget)
 {
     size_t p = at, len;
 
     for (uint32_t i = 0; i < n; i++) {
+        if (*budget == 0)
+            return 0;
+        --*budget;
         if (!entry_length(img, limit, &p, &len) || !is_type_letter(t->first[img[p]]))
             return 0;
         p += len;
@@ -161,7 +168,7 @@ static bool markers_match(const uint8_t *img, size_t limit, size_t at,
 /* relative_base at base_at, num_syms after it, the names 8 bytes later,
  * all before the token table (limit). */
 static bool names_at(const uint8_t *img, size_t limit, size_t base_at,
-                     const struct tokens *t, struct names *out)
+                     const struct tokens *t, struct names *out, size_t *budget)
 {
     uint32_t n = le32(img + base_at + 8);
     size_t at = base_at + 16, end;
@@ -169,10 +176,11 @@ static bool names_at(const uint8_t *img, size_t limit, size_t base_at,
     if (n < KALLSYMS_MIN_SYMBOLS || n > KALLSYMS_MAX_SYMBOLS ||
         le32(img + base_at + 12) != 0 || img[at] == 0)
         return false;
-    /* The offsets (4n bytes) come before relative_base. */
-    if (base_at < align8((size_t)4 * n))
+    /* The offsets (4n bytes) come before relative_base; each entry takes
+     * two bytes at least. */
+    if (base_at < align8((size_t)4 * n) || (limit - at) / 2 < n)
         return false;
-    end = names_end(img, limit, at, n, t);
+    end = names_end(img, limit, at, n, t, budget);
     if (!end || !markers_match(img, limit, at, n, end))
         return false;
     *out = (struct names){ .base_at = base_at, .n = n, .at = at };
@@ -182,8 +190,10 @@ static bool names_at(const uint8_t *img, size_t limit, size_t base_at,
 static bool find_names(const uint8_t *img, const struct tokens *t,
                        struct names *out)
 {
-    for (size_t p = 0; p + 24 <= t->at; p += 8)
-        if (names_at(img, t->at, p, t, out))
+    size_t budget = SEARCH_BUDGET;
+
+    for (size_t p = 0; p + 24 <= t->at && budget; p += 8)
+        if (names_at(img, t->at, p, t, out, &budget))
             return true;
     return false;
 }
