@@ -1,6 +1,6 @@
 /*
  * Where the guest was when it stopped: every entry from the guest notes the
- * rip it will return to and its rsp (two stores, so a hypercall pays
+ * rip it will return to and its rsp (three stores, so a hypercall pays
  * nothing to speak of), and a crash or a broken rule reports that, with the
  * top of the guest's stack, in perch_shared.request.where for the
  * Launcher's last line (launcher/crash_line.c).

@@ -3,8 +3,8 @@
  * SHUTDOWN_crash, broke a rule, or stopped the vCPU (a triple fault, an
  * access KVM cannot serve) gets, on one line,
  *
- *   perch: guest crashed (SHUTDOWN_crash) at rip 0xffffffff81a043aa
- *   (xen_hypercall_pv+0xa); stack: xen_reboot+0x2e panic+0x118 ...
+ *   perch: guest crashed (SHUTDOWN_crash) at rip 0xffffffff81a043a5
+ *   (xen_hypercall_pv+0x5); stack: xen_reboot+0x60 panic+0x286 ...
  *
  * the rip (a hypercall's: the instruction after the guest's `syscall`),
  * its symbol, and the words on the guest kernel's stack that are

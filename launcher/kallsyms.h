@@ -1,7 +1,7 @@
 /*
  * Linux's own symbol table, inside the kernel image (CONFIG_KALLSYMS): the
  * one /proc/kallsyms and the kernel's own backtraces read. Debian's
- * packages ship no usable System.map (docs/xen-pv.md, "Naming a crash"),
+ * packages ship no usable System.map (docs/design.md, "Naming a crash"),
  * so this is how perch names the addresses of a crash in Debian's kernel.
  *
  * The tables sit in .rodata with no symbol pointing at them, and the
