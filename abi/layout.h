@@ -298,6 +298,7 @@ struct perch_cpuid_seen {
 
 #define PERCH_CONSOLE_RING_BYTES 4096u
 #define PERCH_FATAL_MSG_BYTES    160u
+#define PERCH_WHERE_STACK_WORDS  64u   /* request.where.stack[] */
 
 /*
  * The CPU as the Launcher describes it to the Host (docs/kvm.md, "One view
@@ -368,6 +369,21 @@ struct perch_shared {
         uint32_t pad;
         uint64_t arg[4];
         char message[PERCH_FATAL_MSG_BYTES];
+        /* Where the guest was when it crashed (SHUTDOWN_crash) or broke a
+         * rule (PERCH_REQ_FATAL): the rip its last entry into the Host
+         * would return to (a hypercall's caller, a fault's instruction),
+         * its rsp, and the words on its stack from rsp up, as far as they
+         * could be read. known 0: no guest entry yet (the Host's boot).
+         * Numbers only, which a guest kernel may forge: the Launcher
+         * prints and looks them up, never follows them. */
+        struct {
+            uint32_t known;
+            uint32_t kernel;         /* 1: guest-kernel mode, 0: user */
+            uint64_t rip, rsp;
+            uint32_t nr_stack;       /* words in stack[] */
+            uint32_t pad;
+            uint64_t stack[PERCH_WHERE_STACK_WORDS];
+        } where;
     } request;
 
     struct {

@@ -11,6 +11,7 @@
 #include "tlb.h"
 #include "vcpu.h"
 #include "guest_resume.h"
+#include "where.h"
 
 static const hypercall_fn hypercall_table[XEN_NR_HYPERCALLS] = {
     [HYPERVISOR_set_trap_table] = do_set_trap_table,
@@ -78,6 +79,7 @@ void host_hypercall(struct cpu_regs *regs)
 {
     const uint64_t args[5] = { regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8 };
 
+    where_entered(regs);
     /* tour syscall.11: without guest isolation a user `syscall` lands here: steps 1-4, 9, 10 vanish */
     if (!current->in_kernel) {
         perch_shared.stats.cpl3_user_syscalls++;

@@ -7,6 +7,7 @@
 
 #include "env.h"
 #include "host.h"
+#include "where.h"
 #include "../lib/fmt.h"
 
 /* The page shared with the Launcher, where requests and their answers sit.
@@ -31,6 +32,7 @@ _Noreturn void host_fatal(const char *fmt, ...)
     fmt_vsnprintf(perch_shared.request.message,
                   sizeof(perch_shared.request.message), fmt, ap);
     va_end(ap);
+    where_report();
     for (;;)   /* a Launcher never resumes a fatal request */
         launcher_request(PERCH_REQ_FATAL, 0);
 }

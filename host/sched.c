@@ -4,6 +4,7 @@
 
 #include "evtchn.h"
 #include "time.h"
+#include "where.h"
 
 static long sched_shutdown(uint64_t arg)
 {
@@ -11,6 +12,7 @@ static long sched_shutdown(uint64_t arg)
 
     if (copy_from_guest(&req, arg, sizeof(req)))
         return -XEN_EFAULT;
+    where_report();   /* for a crash's line; cheap for the others */
     launcher_request(PERCH_REQ_SHUTDOWN, req.reason);
     return 0;
 }

@@ -21,6 +21,7 @@
 #include "mm.h"
 #include "time.h"
 #include "vcpu.h"
+#include "where.h"
 
 static const char *const exception_names[32] = {
     "#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
@@ -204,6 +205,7 @@ static _Noreturn void guest_event(struct cpu_regs *regs, bool from_user,
 {
     uint64_t v = regs->vector;
 
+    where_entered(regs);
     /* tour fault.3: an interrupt is taken, a fault perch can serve is served, the rest bounce */
     if (v >= 32) {
         take_interrupt(v);
@@ -289,6 +291,7 @@ _Noreturn void user_syscall(struct cpu_regs *regs)
     /* tour syscall.5: Xen's frame on the kernel stack, the kernel's syscall callback next */
     regs->rip = regs->rcx;
     regs->rflags = regs->r11;
+    where_entered(regs);
     if (bounce_to_guest(regs, current->syscall_callback,
                         current->syscall_disables_events ? BOUNCE_DISABLE_EVENTS : 0, 0))
         host_fatal("guest user made a system call at rip %lx, but the kernel "

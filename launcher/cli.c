@@ -147,7 +147,14 @@ void cli_print_help(void)
 "With -- CMD, perch exits with CMD's status when the guest powers off\n"
 "(128+N if signal N ended it, 127 if it was not found). Any guest may do\n"
 "the same: \"\\033]perch-exit;N\\007\" (N 0-255) on its console, then\n"
-"poweroff, makes perch exit with N.\n",
+"poweroff, makes perch exit with N.\n"
+"For 4 and 5 the one line says where, after the guest's last output: the\n"
+"rip (of a hypercall: where it returns) and, for a Linux kernel, its\n"
+"symbol and up to 8 kernel-text return addresses found on the guest\n"
+"kernel's stack, named from the kernel's own kallsyms (or a System.map\n"
+"beside KERNEL), e.g. \"perch: guest crashed (SHUTDOWN_crash) at rip\n"
+"0xffffffff81a043a5 (xen_hypercall_pv+0x5); stack: xen_reboot+0x60\n"
+"panic+0x286 ...\".\n",
         DEFAULT_MEM_MIB, MAX_MEM_MIB, MAX_DISKS);
 }
 

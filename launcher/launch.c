@@ -36,6 +36,7 @@
 #include "sandbox.h"
 #include "stats.h"
 #include "status.h"
+#include "symbol_source.h"
 #include "terminal.h"
 
 struct launch {
@@ -409,6 +410,23 @@ static int run_on_vcpu_thread(struct run_phase *p, struct error *e)
     return p->status;
 }
 
+/* The guest crashed or was stopped at a known place: say where, naming
+ * it with the kernel's symbols. After the run, outside the sandbox, once
+ * the console's last output is out: the line comes after it. */
+static void say_where(const struct launch *l, const char *kernel_path,
+                      const struct guest_where *w, int status, struct error *e)
+{
+    struct kernel_symbols syms;
+    bool named;
+
+    if (!w->known || w->status != status || !e->msg[0])
+        return;
+    named = symbol_source_load(&syms, l->kernel.bytes, l->kernel.size,
+                               kernel_path, l->image.entry);
+    crash_line_append(e, w, named ? &syms : NULL);
+    kernel_symbols_release(&syms);
+}
+
 static void release(struct launch *l)
 {
     kvm_vm_destroy(&l->vm);
@@ -459,6 +477,7 @@ int launch_with(const struct options *o, const struct launch_io *io,
     };
     status = run_on_vcpu_thread(&p, e);
     terminal_restore();
+    say_where(&l, chosen.kernel, &p.run.where, status, e);
     /* A guest that powered off may have said which status it wants. */
     if (status == STATUS_POWEROFF && !atomic_load(&p.console.quit) &&
         console_exit_status(&p.console) >= 0)

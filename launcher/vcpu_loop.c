@@ -58,7 +58,7 @@ static int shutdown_status(uint64_t reason, struct error *e)
         fail(e, "guest requested a reboot");
         return STATUS_REBOOT;
     case SHUTDOWN_crash:
-        fail(e, "guest crashed (it asked for SHUTDOWN_crash)");
+        fail(e, "guest crashed (SHUTDOWN_crash)");
         return STATUS_CRASH;
     case SHUTDOWN_watchdog:
         fail(e, "guest watchdog fired");
@@ -77,11 +77,15 @@ static int handle_request(struct guest_run *r, struct error *e)
     volatile struct perch_shared *sh = r->hole->shared;
     uint32_t reason = sh->request.reason;
     char msg[PERCH_FATAL_MSG_BYTES + 1];
+    int status;
 
     switch (reason) {
     case PERCH_REQ_SHUTDOWN:
         r->stats.exits[EXIT_REQUEST_SHUTDOWN]++;
-        return shutdown_status(sh->request.arg[0], e);
+        status = shutdown_status(sh->request.arg[0], e);
+        if (status == STATUS_CRASH)
+            crash_line_from_shared(&r->where, sh, status, false);
+        return status;
     case PERCH_REQ_CONSOLE_FLUSH:
         r->stats.exits[EXIT_REQUEST_CONSOLE]++;
         if (console_drain(r->console)) {
@@ -96,12 +100,20 @@ static int handle_request(struct guest_run *r, struct error *e)
         r->stats.exits[EXIT_REQUEST_FATAL]++;
         copy_message(msg, sizeof(msg), sh->request.message);
         fail(e, "guest stopped: %s", msg);
+        crash_line_from_shared(&r->where, sh, STATUS_GUEST_STOPPED, true);
         return STATUS_GUEST_STOPPED;
     default:
         r->stats.exits[EXIT_OTHER]++;
         fail(e, "guest stopped: unknown request %u to the Launcher", reason);
         return STATUS_GUEST_STOPPED;
     }
+}
+
+/* The vCPU stopped where KVM's registers say: the crash line names it. */
+static int vcpu_stopped(struct guest_run *r)
+{
+    crash_line_from_vcpu(&r->where, kvm_vcpu_rip(r->vm), STATUS_GUEST_STOPPED);
+    return STATUS_GUEST_STOPPED;
 }
 
 static int handle_io(struct guest_run *r, struct error *e)
@@ -117,9 +129,8 @@ static int handle_io(struct guest_run *r, struct error *e)
         return STATUS_GUEST_STOPPED;
     }
     r->stats.exits[EXIT_OTHER]++;
-    fail(e, "guest stopped: I/O to port %#x from ring 0 at rip %#lx",
-         run->io.port, kvm_vcpu_rip(r->vm));
-    return STATUS_GUEST_STOPPED;
+    fail(e, "guest stopped: I/O to port %#x from ring 0", run->io.port);
+    return vcpu_stopped(r);
 }
 
 /* Returns -1 to keep running, else the exit status. */
@@ -131,30 +142,30 @@ static int handle_exit(struct guest_run *r, struct error *e)
     case KVM_EXIT_IO:
         return handle_io(r, e);
     case KVM_EXIT_MMIO:
-        fail(e, "guest stopped: access to unbacked physical address %#llx "
-             "at rip %#lx", run->mmio.phys_addr, kvm_vcpu_rip(r->vm));
+        fail(e, "guest stopped: access to unbacked physical address %#llx",
+             run->mmio.phys_addr);
         break;
     case KVM_EXIT_SHUTDOWN:
-        fail(e, "guest stopped: the vCPU triple-faulted at rip %#lx",
-             kvm_vcpu_rip(r->vm));
+        fail(e, "guest stopped: the vCPU triple-faulted");
         break;
     /* Once the vCPU runs, only the guest can have put it in a state KVM
      * cannot emulate or enter (an INIT through the APIC, say). */
     case KVM_EXIT_INTERNAL_ERROR:
-        fail(e, "guest stopped: KVM cannot go on (internal error %u) at rip %#lx",
-             run->internal.suberror, kvm_vcpu_rip(r->vm));
+        fail(e, "guest stopped: KVM cannot go on (internal error %u)",
+             run->internal.suberror);
         break;
     case KVM_EXIT_FAIL_ENTRY:
+        /* No rip: the vCPU never entered. */
         fail(e, "guest stopped: KVM cannot enter the vCPU (hardware reason %#llx)",
              run->fail_entry.hardware_entry_failure_reason);
-        break;
+        r->stats.exits[EXIT_OTHER]++;
+        return STATUS_GUEST_STOPPED;
     default:
-        fail(e, "guest stopped: unexpected KVM exit %u at rip %#lx",
-             run->exit_reason, kvm_vcpu_rip(r->vm));
+        fail(e, "guest stopped: unexpected KVM exit %u", run->exit_reason);
         break;
     }
     r->stats.exits[EXIT_OTHER]++;
-    return STATUS_GUEST_STOPPED;
+    return vcpu_stopped(r);
 }
 
 /* Did a guest-facing thread find the guest breaking a ring? */

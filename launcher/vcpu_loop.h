@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "console.h"
+#include "crash_line.h"
 #include "devices.h"
 #include "error.h"
 #include "hole.h"
@@ -36,6 +37,7 @@ struct guest_run {
     struct console *console;
     struct devices *devices;   /* NULL: none */
     struct run_stats stats;
+    struct guest_where where;  /* where it stopped, for the crash line */
 };
 
 /* Run until the guest ends; returns perch's exit status (status.h) and, for

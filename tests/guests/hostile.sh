@@ -234,6 +234,16 @@ if grep -q 'came back from cs 0xe008 (CPL 0)' "$TMP/hostile_gate_resume_forged.o
     echo "# note: the guest kernel ran at CPL0 via SW_GATE_RESUME (by design)"
 fi
 stopped ring0_triple 'triple-faulted'
+# The line says where: KVM's rip, on r0_triple's ud2 (nm knows the guest's
+# symbols; perch names none in a test guest).
+rip=$(sed -n 's/.*triple-faulted at rip 0x\([0-9a-f]*\)$/\1/p' "$TMP/hostile_ring0_triple.err")
+start=$(nm "$HOSTILE" | awk '$3 == "r0_triple" { print $1 }')
+if [ -n "$rip" ] && [ -n "$start" ] && [ $((0x$rip - 0x$start)) -ge 0 ] &&
+   [ $((0x$rip - 0x$start)) -lt 16 ]; then
+    pass hostile_ring0_triple/rip_in_r0_triple
+else
+    fail hostile_ring0_triple/rip_in_r0_triple "rip '${rip:-none}', r0_triple at '${start:-?}': $(head -c 200 "$TMP/hostile_ring0_triple.err")"
+fi
 # An interrupt that finds ring 0 running with interrupts on: through a DPL3
 # gate (CPL3 events) or the Switcher's own (--no-cpl3-events), a clean stop.
 # Through a DPL3 gate the handler is still in ring 0 for KVM here: the

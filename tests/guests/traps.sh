@@ -5,7 +5,8 @@
 # through a DPL3 gate with no ring-0 visit (the #PF's address proven from
 # the instruction; --no-fault-decode reads CR2 in one visit; int3 always
 # goes through the Switcher); with --no-cpl3-events, through the Switcher's
-# stub: one visit.
+# stub: one visit. The line ends with the place the Host reported
+# (request.where): the same rip.
 . tests/lib.sh
 
 # check_trap NAME VECTOR RIP_OFFSET ERROR VISITS [PERCH_OPTIONS...]
@@ -18,6 +19,8 @@ check_trap() {
     rip=$(sed -n 's/^traps: taking .* at rip \([0-9a-f]*\)$/\1/p' "$TMP/$run.out")
     want=$(printf '%x' $((0x${rip:-0} + offset)))
     expect_line "$run" err "\\(vector $vector\\) at rip $want, error $error,"
+    # The crash line's own place: the same rip, no symbols in a test guest.
+    expect_line "$run" err "; no handler; guest at rip 0x$want\$"
     expect_line "$run" err "^ +vector $vector +1$"
     # The exit that reports the stop is the one other visit.
     expect_line "$run" err "^ +total +$((visits + 1))$"

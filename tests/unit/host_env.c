@@ -17,6 +17,7 @@
 #include "../../launcher/hole.h"
 #include "../../launcher/initramfs.h"
 #include "../../host/cpuid.h"
+#include "../../host/where.h"
 #include "../../lib/cpuid_table.h"
 
 uint8_t *host_env_memory;
@@ -72,6 +73,7 @@ void host_env_reset(uint64_t frames)
     next_table_frame = frames;
     memset(&perch_shared, 0, sizeof(perch_shared));
     memset(current, 0, sizeof(*current));
+    memset(&where_last, 0, sizeof(where_last));
     current->in_kernel = true;
     perch_shared.boot.machine_frames = frames;
 
