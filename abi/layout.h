@@ -286,6 +286,10 @@ enum perch_visit {
  * PERCH_MSRS_SEEN and PERCH_CPUIDS_SEEN distinct ones). */
 #define PERCH_MSRS_SEEN   48u
 #define PERCH_CPUIDS_SEEN 96u
+/* The hypervisor leaves past Xen's, counted as one entry of that subleaf. */
+#define PERCH_CPUID_SCAN_FIRST   0x40000100u
+#define PERCH_CPUID_SCAN_END     0x40010000u
+#define PERCH_CPUID_SCAN_SUBLEAF 0xffffffffu
 struct perch_msr_seen {
     uint32_t msr;
     uint32_t reads, writes, refused;   /* refused: answered #GP */

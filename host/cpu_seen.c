@@ -36,6 +36,13 @@ void cpu_seen_cpuid(uint32_t leaf, uint32_t subleaf, const uint32_t reg[4])
     uint32_t n = perch_shared.stats.nr_cpuids_seen, i;
     struct perch_cpuid_seen *s = perch_shared.stats.cpuids_seen;
 
+    /* Linux looks for a hypervisor's signature every 0x100 leaves up to
+     * 0x4000ff00: past Xen's own leaves, one entry counts that scan. */
+    if (leaf >= PERCH_CPUID_SCAN_FIRST && leaf < PERCH_CPUID_SCAN_END) {
+        leaf = PERCH_CPUID_SCAN_FIRST;
+        subleaf = PERCH_CPUID_SCAN_SUBLEAF;
+    }
+
     for (i = 0; i < n && i < PERCH_CPUIDS_SEEN &&
                 (s[i].leaf != leaf || s[i].subleaf != subleaf); i++)
         ;

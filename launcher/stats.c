@@ -148,8 +148,12 @@ void stats_print_cpu(FILE *out, const struct perch_shared *sh)
     for (uint32_t i = 0; i < nr_cpuids && i < PERCH_CPUIDS_SEEN; i++) {
         const struct perch_cpuid_seen *c = &sh->stats.cpuids_seen[i];
 
-        fprintf(out, "    0x%08x.%-2u %6u  %08x %08x %08x %08x\n", c->leaf, c->subleaf,
-                c->count, c->reg[0], c->reg[1], c->reg[2], c->reg[3]);
+        if (c->subleaf == PERCH_CPUID_SCAN_SUBLEAF)
+            fprintf(out, "    0x%08x-0x%08x %6u  (a hypervisor scan, every 0x100)\n",
+                    PERCH_CPUID_SCAN_FIRST, PERCH_CPUID_SCAN_END - 1, c->count);
+        else
+            fprintf(out, "    0x%08x.%-2u %6u  %08x %08x %08x %08x\n", c->leaf, c->subleaf,
+                    c->count, c->reg[0], c->reg[1], c->reg[2], c->reg[3]);
     }
 }
 
