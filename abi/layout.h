@@ -315,6 +315,10 @@ struct perch_cpuid_seen {
  * AMD ones).
  */
 #define PERCH_CPUID_ENTRIES 160u
+/* The XSAVE components a guest kernel may be offered (host/cpuid.c): x87,
+ * SSE, AVX and AVX-512's three. Not PKRU, not AMX's tiles: the Launcher
+ * hides those from the CPUID guest processes read where KVM answers it. */
+#define PERCH_XCR0_OFFERED 0xe7ull
 struct perch_cpuid_entry {
     uint32_t leaf, subleaf;
     uint32_t reg[4];                 /* eax, ebx, ecx, edx */

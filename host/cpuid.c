@@ -286,7 +286,9 @@ static void cache_leaf(uint32_t subleaf, uint32_t r[4])
  */
 #define XSAVE_LEGACY_AND_HEADER 576u     /* the FXSAVE image, then the header */
 #define XSAVEOPT_BIT BIT(0)              /* leaf 0xd subleaf 1, eax */
-#define XCR0_OFFERED (XCR0_X87 | XCR0_SSE | XCR0_AVX | XCR0_AVX512)
+#define XCR0_OFFERED PERCH_XCR0_OFFERED
+_Static_assert(XCR0_OFFERED == (XCR0_X87 | XCR0_SSE | XCR0_AVX | XCR0_AVX512),
+               "abi/layout.h's offer is the components named here");
 
 #define LEAF1_ECX_XSAVE   BIT(26)
 #define LEAF1_ECX_OSXSAVE BIT(27)

@@ -79,7 +79,47 @@ static int create_vcpu(struct kvm_vm *vm, struct error *e)
     return 0;
 }
 
-/* The guest sees the CPUID KVM supports, as docs/kvm.md found works. */
+#define BIT(n) (1u << (n))
+
+/* Feature bits of state perch never lets the guest kernel save: PKU and
+ * OSPKE (7.0 ecx), AMX's tiles (7.0 edx BF16, TILE, INT8; 7.1 eax FP16),
+ * and XFD (0xd.1 eax), which only serves them. */
+static void hide_bits(struct kvm_cpuid_entry2 *c)
+{
+    if (c->function == 7 && c->index == 0) {
+        c->ecx &= ~(BIT(3) | BIT(4));
+        c->edx &= ~(BIT(22) | BIT(24) | BIT(25));
+    } else if (c->function == 7 && c->index == 1) {
+        c->eax &= ~BIT(21);
+    } else if (c->function == 0xd && c->index == 1) {
+        c->eax &= ~BIT(4);
+    }
+}
+
+void kvm_cpuid_hide_unsaved_state(struct kvm_cpuid2 *cpuid)
+{
+    for (uint32_t i = 0; i < cpuid->nent; i++) {
+        struct kvm_cpuid_entry2 *c = &cpuid->entries[i];
+
+        hide_bits(c);
+        if (c->function == 0xd && c->index == 0) {
+            c->eax &= (uint32_t)PERCH_XCR0_OFFERED;
+            c->edx &= (uint32_t)(PERCH_XCR0_OFFERED >> 32);
+        } else if ((c->function == 0xd && c->index >= 2 && c->index < 64 &&
+                    !(PERCH_XCR0_OFFERED >> c->index & 1)) ||
+                   c->function == 0x1d || c->function == 0x1e) {
+            c->eax = c->ebx = c->ecx = c->edx = 0;    /* AMX's palettes and tiles */
+        }
+    }
+}
+
+/*
+ * The vCPU's CPUID: what KVM supports, less the state the guest kernel
+ * cannot save. On AMD PVM hosts guest code reads the real CPU whatever
+ * this says; on Intel ones this is what guest processes read (docs/kvm.md),
+ * so there well-behaved programs leave PKRU and AMX alone. It does not
+ * stop an instruction.
+ */
 static int set_cpuid(struct kvm_vm *vm, struct error *e)
 {
     int n = 256;
@@ -90,8 +130,11 @@ static int set_cpuid(struct kvm_vm *vm, struct error *e)
     if (!cpuid)
         return fail(e, "out of memory");
     cpuid->nent = n;
-    if (ioctl(vm->kvm_fd, KVM_GET_SUPPORTED_CPUID, cpuid) < 0 ||
-        ioctl(vm->vcpu_fd, KVM_SET_CPUID2, cpuid) < 0)
+    if (ioctl(vm->kvm_fd, KVM_GET_SUPPORTED_CPUID, cpuid) < 0)
+        rc = fail(e, "KVM_GET_SUPPORTED_CPUID: %s", strerror(errno));
+    else
+        kvm_cpuid_hide_unsaved_state(cpuid);
+    if (!rc && ioctl(vm->vcpu_fd, KVM_SET_CPUID2, cpuid) < 0)
         rc = fail(e, "setting the vCPU's CPUID: %s", strerror(errno));
     free(cpuid);
     return rc;

@@ -22,6 +22,10 @@ struct kvm_vm {
     bool sync_regs;          /* KVM_CAP_SYNC_REGS: registers come with the exit */
 };
 
+/* Clear from a KVM CPUID table the XSAVE state and features perch never
+ * lets the guest kernel save (PKRU, AMX: abi/layout.h PERCH_XCR0_OFFERED). */
+void kvm_cpuid_hide_unsaved_state(struct kvm_cpuid2 *cpuid);
+
 /* The vCPU's state at its first instruction. */
 struct vcpu_boot {
     uint64_t rip, rsp, rsi, rflags;
