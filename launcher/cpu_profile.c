@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -115,12 +116,37 @@ static uint64_t read_misc_enable(void)
     return v;
 }
 
+/* Run on the first CPU this process may use while it reads CPUID: the
+ * APIC IDs differ from CPU to CPU, and a profile is one CPU's. Returns
+ * whether the old set was saved (to give back); where the kernel refuses,
+ * the reading goes on wherever it runs. */
+static bool pin_to_one_cpu(cpu_set_t *old)
+{
+    cpu_set_t one;
+
+    if (sched_getaffinity(0, sizeof(*old), old))
+        return false;
+    CPU_ZERO(&one);
+    for (int i = 0; i < CPU_SETSIZE; i++)
+        if (CPU_ISSET(i, old)) {
+            CPU_SET(i, &one);
+            break;
+        }
+    return sched_setaffinity(0, sizeof(one), &one) == 0;
+}
+
 int cpu_profile_read_host(struct perch_cpu *cpu, struct error *e)
 {
     uint32_t r[4];
+    cpu_set_t old;
+    bool pinned = pin_to_one_cpu(&old);
+    bool all_read;
 
     memset(cpu, 0, sizeof(*cpu));
-    if (!add_range(cpu, 0) || !add_range(cpu, 0x80000000u))
+    all_read = add_range(cpu, 0) && add_range(cpu, 0x80000000u);
+    if (pinned)
+        sched_setaffinity(0, sizeof(old), &old);
+    if (!all_read)
         return fail(e, "this CPU has more CPUID leaves than perch records (%u)",
                     PERCH_CPUID_ENTRIES);
     cpu->xcr0 = read_xcr0(cpu);
