@@ -15,10 +15,10 @@ SLIRP_LIBS      := $(shell pkg-config --libs slirp 2>/dev/null || echo -lslirp)
 LAUNCHER_LIBS   := -lpthread -lz -llzma -lzstd -llz4 -luring $(SLIRP_LIBS)
 # lib/cpuid_table.c is the one piece of lib/ the Launcher shares with the
 # Host: the table of CPUID leaves it fills and the Host answers from.
-LAUNCHER_SRC    := $(wildcard launcher/*.c) lib/cpuid_table.c
+LAUNCHER_SRC    := $(wildcard launcher/*.c launcher/*/*.c) lib/cpuid_table.c
 LAUNCHER_OBJ    := $(LAUNCHER_SRC:%.c=$(BUILD)/%.o)
 # What the unit tests link: everything but main() and the embedded images.
-UNIT_LAUNCHER_SRC := $(filter-out launcher/main.c launcher/images.c,$(LAUNCHER_SRC))
+UNIT_LAUNCHER_SRC := $(filter-out launcher/main.c launcher/boot/images.c,$(LAUNCHER_SRC))
 
 # --- Freestanding code that runs inside the VM -------------------------------
 VM_CFLAGS := $(CSTD) $(WARN) -O2 -g -ffreestanding -fno-builtin -nostdlib \
@@ -80,22 +80,22 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LAUNCHER_CFLAGS) -c $< -o $@
 
-$(BUILD)/launcher/embedded_images.o: launcher/embedded_images.S $(BUILD)/host.bin $(BUILD)/switcher.bin
+$(BUILD)/launcher/boot/embedded_images.o: launcher/boot/embedded_images.S $(BUILD)/host.bin $(BUILD)/switcher.bin
 	@mkdir -p $(dir $@)
 	$(CC) -c -DHOST_BIN='"$(BUILD)/host.bin"' -DSWITCHER_BIN='"$(BUILD)/switcher.bin"' $< -o $@
 
-$(BUILD)/launcher/embedded_init.o: launcher/embedded_init.S $(BUILD)/initramfs/init
+$(BUILD)/launcher/boot/embedded_init.o: launcher/boot/embedded_init.S $(BUILD)/initramfs/init
 	@mkdir -p $(dir $@)
 	$(CC) -c -DINIT_BIN='"$(BUILD)/initramfs/init"' $< -o $@
 
 # perchbench rides along too (the guest's /bin/perchbench, and what
 # `perch bench` runs natively), so `all` builds it through this rule.
-$(BUILD)/launcher/embedded_bench.o: launcher/embedded_bench.S $(BUILD)/bench/perchbench
+$(BUILD)/launcher/boot/embedded_bench.o: launcher/boot/embedded_bench.S $(BUILD)/bench/perchbench
 	@mkdir -p $(dir $@)
 	$(CC) -c -DBENCH_BIN='"$(BUILD)/bench/perchbench"' $< -o $@
 
-$(BUILD)/perch: $(LAUNCHER_OBJ) $(BUILD)/launcher/embedded_images.o $(BUILD)/launcher/embedded_init.o \
-                $(BUILD)/launcher/embedded_bench.o
+$(BUILD)/perch: $(LAUNCHER_OBJ) $(BUILD)/launcher/boot/embedded_images.o $(BUILD)/launcher/boot/embedded_init.o \
+                $(BUILD)/launcher/boot/embedded_bench.o
 	$(CC) -o $@ $^ $(LAUNCHER_LIBS)
 
 # perch's /init: a static user program for the guest (initramfs/*.c),
@@ -187,7 +187,7 @@ FUZZ_BINS    := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_HELPERS := $(filter-out $(FUZZ_SRC),$(wildcard tests/fuzz/*.c))
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # clang names one GNU C extension gcc takes silently: the header-then-
-# entries struct of KVM_SET_MSRS (launcher/kvm.c), KVM's own idiom.
+# entries struct of KVM_SET_MSRS (launcher/vm/kvm.c), KVM's own idiom.
 FUZZ_CFLAGS  := $(UNIT_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
                 -Wno-gnu-variable-sized-type-not-at-end
 HAVE_CLANG   := $(shell command -v $(FUZZ_CC) 2>/dev/null)
@@ -230,8 +230,8 @@ ASAN_PERCH := $(BUILD)/asan/perch
 $(BUILD)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LAUNCHER_CFLAGS) $(SAN_FLAGS) -c $< -o $@
-$(ASAN_PERCH): $(LAUNCHER_SRC:%.c=$(BUILD)/asan/%.o) $(BUILD)/launcher/embedded_images.o \
-               $(BUILD)/launcher/embedded_init.o $(BUILD)/launcher/embedded_bench.o
+$(ASAN_PERCH): $(LAUNCHER_SRC:%.c=$(BUILD)/asan/%.o) $(BUILD)/launcher/boot/embedded_images.o \
+               $(BUILD)/launcher/boot/embedded_init.o $(BUILD)/launcher/boot/embedded_bench.o
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(LAUNCHER_LIBS)
 
 .PHONY: soak

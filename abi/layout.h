@@ -145,7 +145,7 @@
  * The guest's grant table (v1): frames the Launcher takes from perch's
  * private ones, zeroed, and names in perch_shared.boot; the Host hands
  * them to the guest (GNTTABOP_setup_table) and the Launcher's back ends
- * read the entries (launcher/grant.c). 32 frames, 16384 entries, is what
+ * read the entries (launcher/xenbus/grant.c). 32 frames, 16384 entries, is what
  * Xen's toolstack gives a domU by default (libxl's max_grant_frames): room
  * for several multi-queue block and network front ends, for 128 KiB.
  */
@@ -159,7 +159,7 @@
 #define PERCH_M2P_VA       (PERCH_REGION_VA + U64(0xc0000000))
 #define PERCH_M2P_MAX_BYTES U64(0x40000000)
 
-/* The vCPU's control registers, set once by the Launcher (launcher/kvm.c)
+/* The vCPU's control registers, set once by the Launcher (launcher/vm/kvm.c)
  * and shown to the guest by the Host's emulation (host/emulate.c):
  * CR0 = PG|AM|WP|NE|ET|MP|PE, CR4 = PAE|OSFXSR|OSXMMEXCPT|FSGSBASE,
  * EFER = LME|LMA|NXE|SCE. */
@@ -309,7 +309,7 @@ struct perch_cpuid_seen {
  * of the CPU"): the CPUID leaves the Host may build the guest's view from,
  * the XCR0 guest code runs with, and the MSR values Xen would read from
  * the hardware. Written once before the vCPU first runs, from the real
- * CPU or from a recorded profile merged with it (launcher/cpu_profile.c);
+ * CPU or from a recorded profile merged with it (launcher/cpu/cpu_profile.c);
  * the Host reads it instead of executing `cpuid`, whose answer at CPL3
  * differs between hosts (KVM's table on Intel PVM hosts, the real CPU on
  * AMD ones).

@@ -4,7 +4,7 @@
  * set_version, get_version). Granting itself needs no hypercall: the guest
  * writes entries into the table's frames, which it maps itself, and the
  * back ends, which run in the Launcher as domain 0, check each entry when
- * they use it (launcher/grant.c). The operations a back end would issue
+ * they use it (launcher/xenbus/grant.c). The operations a back end would issue
  * (map, unmap, copy, transfer) have no caller in a domU here: -ENOSYS.
  *
  * The facts are Xen's (common/grant_table.c, 4.17): the table starts with

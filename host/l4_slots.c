@@ -1,7 +1,7 @@
 /*
  * perch's slots (257, 258) in the guest's L4s. Xen fills its hypervisor
  * slots into every L4 it validates; perch does the same with the entries
- * the Launcher built (abi/layout.h, launcher/hole.c): a kernel view gets
+ * the Launcher built (abi/layout.h, launcher/vm/hole.c): a kernel view gets
  * the Switcher, the Host, the M2P and the alias, a user view only the
  * Switcher and the syscall trampoline.
  */

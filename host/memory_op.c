@@ -42,7 +42,7 @@ static long memory_map(uint64_t arg)
 
 /*
  * perch's M2P: one 8-byte entry per machine frame at PERCH_M2P_VA, in the
- * 4 KiB pages the Launcher mapped (launcher/hole.c), so v_end is the end
+ * 4 KiB pages the Launcher mapped (launcher/vm/hole.c), so v_end is the end
  * of the last of them.
  */
 static long machphys_mapping(uint64_t arg)

@@ -2,7 +2,7 @@
  * Exceptions and interrupts that reached the Host, from either view and by
  * either road (a DPL3 gate at CPL3, or the Switcher's ring-0 stubs), and
  * the guest-user `syscall`, which arrives as an int3 at the LSTAR address of
- * the user view (launcher/switcher_tables.c maps that page of int3s).
+ * the user view (launcher/vm/switcher_tables.c maps that page of int3s).
  *
  * A guest exception is bounced to the handler the guest kernel registered
  * with set_trap_table; with none, the guest is stopped with the vector, rip
@@ -303,7 +303,7 @@ _Noreturn void user_syscall(struct cpu_regs *regs)
 /*
  * Through the user view's stubs, which loaded the kernel CR3. The user
  * view's int3 at LSTAR + 1 is a guest-user `syscall`: that page of int3s is
- * built by launcher/switcher_tables.c (switcher_build_user_view).
+ * built by launcher/vm/switcher_tables.c (switcher_build_user_view).
  */
 void host_trap_user(struct cpu_regs *regs)
 {

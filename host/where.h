@@ -3,7 +3,7 @@
  * rip it will return to and its rsp (three stores, so a hypercall pays
  * nothing to speak of), and a crash or a broken rule reports that, with the
  * top of the guest's stack, in perch_shared.request.where for the
- * Launcher's last line (launcher/crash_line.c).
+ * Launcher's last line (launcher/symbols/crash_line.c).
  */
 #ifndef PERCH_HOST_WHERE_H
 #define PERCH_HOST_WHERE_H

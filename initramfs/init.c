@@ -1,6 +1,6 @@
 /*
  * perch's /init: the first process of the initramfs the Launcher builds
- * (launcher/initramfs.c). It mounts the usual filesystems, puts the console
+ * (launcher/boot/initramfs.c). It mounts the usual filesystems, puts the console
  * on stdin/stdout/stderr, loads the kernel modules in /lib/modules (the
  * default kernel's Xen disk and network front ends, each with the
  * parameters in /perch/params/NAME.ko if there is one), then either
@@ -50,7 +50,7 @@
 #define CMD_FILE_MAX (1 << 20)
 /* The Launcher's console parses this and strips it from the output. */
 #define EXIT_REPORT "\033]perch-exit;%d\007"
-/* Likewise a counter mark (launcher/osc_filter.h), named "init". */
+/* Likewise a counter mark (launcher/console/osc_filter.h), named "init". */
 #define BOOT_MARK "\033]perch-mark;init;begin\007"
 
 /* Set by busybox's poweroff/halt (SIGUSR2/SIGUSR1) and reboot (SIGTERM),

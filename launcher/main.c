@@ -1,16 +1,16 @@
 /*
  * perch: the Launcher's entry point. It parses the command line and runs
  * the command; every failure below ends up here as one line on stderr and
- * a non-zero exit status (launcher/status.h).
+ * a non-zero exit status (launcher/base/status.h).
  */
 #include <stdio.h>
 
-#include "bench.h"
-#include "cli.h"
-#include "cpu_profile.h"
-#include "image.h"
-#include "launch.h"
-#include "status.h"
+#include "bench/bench.h"
+#include "run/cli.h"
+#include "cpu/cpu_profile.h"
+#include "image/image.h"
+#include "run/launch.h"
+#include "base/status.h"
 
 #define PERCH_VERSION "0.1"
 

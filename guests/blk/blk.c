@@ -1,5 +1,5 @@
 /*
- * blk: perch's disk back end (launcher/vbd.c, blkif*.c) driven by a front
+ * blk: perch's disk back end (launcher/disk/vbd.c, blkif*.c) driven by a front
  * end of the guest's own (frontend.c), honestly and not. One boot per
  * case; tests/guests/blk.sh checks perch's status and lines and what the
  * disk file holds afterwards.

@@ -1,5 +1,5 @@
 /*
- * net: perch's netif back end (launcher/vif.c, netif*.c) driven by a front end of
+ * net: perch's netif back end (launcher/net/vif.c, netif*.c) driven by a front end of
  * the guest's own (frontend.c) on libslirp's network (--net user),
  * honestly and not. One boot per case; tests/guests/net.sh checks
  * perch's status and lines.

@@ -18,10 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "file.h"
-#include "launch.h"
-#include "status.h"
+#include "../run/cli.h"
+#include "../base/file.h"
+#include "../run/launch.h"
+#include "../base/status.h"
 
 #define VS_WORDS_MAX   32
 #define LIST_MAX_BYTES 4096

@@ -23,10 +23,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "cli.h"
-#include "error.h"
-#include "osc_filter.h"
-#include "stats.h"
+#include "../run/cli.h"
+#include "../base/error.h"
+#include "../console/osc_filter.h"
+#include "../run/stats.h"
 
 #define BENCH_MAX          24     /* benchmarks perchbench may name */
 #define BENCH_NAME_MAX     32     /* as OSC_MARK_NAME_MAX */

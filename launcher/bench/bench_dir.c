@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "default_guest.h"
-#include "file.h"
-#include "initramfs.h"
+#include "../boot/default_guest.h"
+#include "../base/file.h"
+#include "../boot/initramfs.h"
 
 static int path_in(const struct bench_dir *d, const char *name, char *out,
                    struct error *e)

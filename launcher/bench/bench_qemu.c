@@ -13,9 +13,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "default_guest.h"
-#include "file.h"
-#include "launch.h"
+#include "../boot/default_guest.h"
+#include "../base/file.h"
+#include "../run/launch.h"
 
 static int write_initrd(const struct bench_dir *d, const struct options *o,
                         const struct default_guest_module_set *modules,

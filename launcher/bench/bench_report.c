@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "file.h"
+#include "../base/file.h"
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "../base/error.h"
 
 #define CPIO_HEADER_BYTES 110
 #define CPIO_TRAILER "TRAILER!!!"   /* the last entry's name: no entry may have it */

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "file.h"
+#include "../base/file.h"
 
 #define OUTPUT_MAX (1 << 20)
 #define FETCH_PREFIX ".fetch-"

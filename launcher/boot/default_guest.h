@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "../base/error.h"
 
 #define DEFAULT_GUEST_META_PACKAGE "linux-image-cloud-amd64"
 #define DEFAULT_GUEST_BUSYBOX_PACKAGE "busybox-static"

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "../abi/xen/xen.h"
+#include "../../abi/xen/xen.h"
 
 #define MIB (1024ull * 1024)
 

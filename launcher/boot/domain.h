@@ -21,8 +21,8 @@
 
 #include <stdint.h>
 
-#include "error.h"
-#include "guest_memory.h"
+#include "../base/error.h"
+#include "../vm/guest_memory.h"
 #include "pv_image.h"
 
 struct domain_config {

@@ -1,6 +1,6 @@
 /* perchbench (bench/perchbench.c, a static binary), carried inside the perch
  * binary like /init: the guest's /bin/perchbench in perch's initramfs, and
- * the very same bytes `perch bench` runs natively (launcher/bench.c). */
+ * the very same bytes `perch bench` runs natively (launcher/bench/bench.c). */
     .section .rodata
     .balign 16
     .global perch_bench_image, perch_bench_image_end

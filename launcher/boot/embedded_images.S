@@ -1,5 +1,5 @@
 /* The Host and Switcher images, carried inside the perch binary so that
- * build/perch is all a user needs (vm_images_get in launcher/images.c). */
+ * build/perch is all a user needs (vm_images_get in launcher/boot/images.c). */
     .section .rodata
     .balign 4096
     .global perch_host_image, perch_host_image_end

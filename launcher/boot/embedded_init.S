@@ -1,6 +1,6 @@
 /* perch's /init (initramfs/init.c, a static binary), carried inside the
  * perch binary like the Host, for the initramfs perch builds at run time
- * (initramfs_init_image in launcher/images.c). */
+ * (initramfs_init_image in launcher/boot/images.c). */
     .section .rodata
     .balign 16
     .global perch_init_image, perch_init_image_end

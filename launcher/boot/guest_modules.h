@@ -9,7 +9,7 @@
 #define PERCH_GUEST_MODULES_H
 
 #include "default_guest.h"
-#include "file.h"
+#include "../base/file.h"
 #include "initramfs.h"
 
 #define GUEST_MODULES_MAX 12

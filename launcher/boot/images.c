@@ -1,5 +1,5 @@
 /* The Host, Switcher, /init and perchbench images carried inside build/perch. */
-#include "hole.h"
+#include "../vm/hole.h"
 
 extern const uint8_t perch_host_image[], perch_host_image_end[];
 extern const uint8_t perch_switcher_image[], perch_switcher_image_end[];

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blkif.h"
-#include "blkif_request.h"
+#include "../disk/blkif.h"
+#include "../disk/blkif_request.h"
 #include "cpio.h"
 
 /* Symlinks make these work as commands (`perch run -- ls /`); the shell

@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "file.h"
+#include "../base/error.h"
+#include "../base/file.h"
 
 /* A kernel module, /lib/modules/<name>: its file name, e.g. xen-blkfront.ko. */
 struct initramfs_module {
@@ -56,10 +56,10 @@ int initramfs_build(const struct initramfs_config *cfg, struct file_data *out,
  * byte but NUL (as in execve). Returns a malloc'd buffer, or NULL. */
 char *initramfs_encode_cmd(char *const *argv, int argc, size_t *bytes);
 
-/* perch's /init, embedded in the perch binary (launcher/images.c). */
+/* perch's /init, embedded in the perch binary (launcher/boot/images.c). */
 void initramfs_init_image(const uint8_t **bytes, size_t *size);
 
-/* perchbench, embedded likewise (launcher/images.c). */
+/* perchbench, embedded likewise (launcher/boot/images.c). */
 void initramfs_bench_image(const uint8_t **bytes, size_t *size);
 
 #endif

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "../base/error.h"
 
 /* The largest decompressed kernel perch accepts. */
 #define KERNEL_IMAGE_MAX_ELF ((size_t)512 << 20)

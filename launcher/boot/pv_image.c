@@ -13,9 +13,9 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "../abi/xen/elfnote.h"
-#include "../abi/xen/features.h"
-#include "../abi/xen/xen.h"
+#include "../../abi/xen/elfnote.h"
+#include "../../abi/xen/features.h"
+#include "../../abi/xen/xen.h"
 
 /* Fields are read in host order; ELFDATA2LSB is required below, so the host
  * must be little-endian too (the Launcher only runs on x86-64). */

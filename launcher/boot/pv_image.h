@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "../base/error.h"
 
 #define PV_IMAGE_MAX_SEGMENTS 16
 #define PV_NOTE_STRING_MAX 64

@@ -9,7 +9,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "status.h"
+#include "../base/status.h"
 
 /* While input waits (for room in in[], or for the guest to take what is
  * there), look again this often: a guest that takes input without telling

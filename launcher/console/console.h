@@ -29,9 +29,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../abi/layout.h"
-#include "confined_thread.h"
-#include "error.h"
+#include "../../abi/layout.h"
+#include "../vm/confined_thread.h"
+#include "../base/error.h"
 #include "hvc_ring.h"
 #include "keys.h"
 #include "osc_filter.h"

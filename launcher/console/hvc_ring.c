@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "ring_index.h"
+#include "../base/ring_index.h"
 
 void hvc_ring_init(struct hvc_ring *r, void *page)
 {

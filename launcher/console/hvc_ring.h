@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../abi/xen/io/console.h"
+#include "../../abi/xen/io/console.h"
 
 struct hvc_ring {
     volatile struct xencons_interface *page;

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/cpuid_table.h"
-#include "file.h"
-#include "status.h"
+#include "../../lib/cpuid_table.h"
+#include "../base/file.h"
+#include "../base/status.h"
 
 #define MSR_UCODE_REV   0x8bu
 #define MSR_MISC_ENABLE 0x1a0u

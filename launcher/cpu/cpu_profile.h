@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../abi/layout.h"
-#include "error.h"
+#include "../../abi/layout.h"
+#include "../base/error.h"
 
 /* The machine perch runs on: its CPUID as this process reads it, its XCR0
  * (which guest code runs with), the microcode revision /proc/cpuinfo

@@ -25,8 +25,8 @@
 
 #include "blkif_engine.h"
 #include "blkif_request.h"
-#include "back_ring.h"
-#include "error.h"
+#include "../xenbus/back_ring.h"
+#include "../base/error.h"
 
 /* Linux's blkback takes up to 2^4 pages: 512 slots. */
 #define BLKIF_MAX_RING_ORDER 4

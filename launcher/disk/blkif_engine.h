@@ -1,6 +1,6 @@
 /*
  * The io_uring a disk's block back end submits through, made before the
- * Launcher's threads enter the sandbox (launcher/sandbox.c), which forbids
+ * Launcher's threads enter the sandbox (launcher/vm/sandbox.c), which forbids
  * io_uring_setup and io_uring_register: an io_uring operation (OPENAT,
  * say) is invisible to seccomp, so a thread that could make rings could
  * escape it. This one is locked down as it is made: only the operations
@@ -18,7 +18,7 @@
 #include <liburing.h>
 #include <stdbool.h>
 
-#include "error.h"
+#include "../base/error.h"
 
 struct blkif_engine {
     struct io_uring uring;

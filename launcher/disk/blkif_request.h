@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../abi/xen/io/blkif.h"
+#include "../../abi/xen/io/blkif.h"
 
 /* What Linux's blkback advertises as feature-max-indirect-segments: 256
  * segments, 1 MiB, in one indirect page. */

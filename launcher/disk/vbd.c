@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lines.h"
+#include "../vm/lines.h"
 
 /* Linux's xvd major is 202, 16 minors a disk (Xen's vbd numbering). */
 #define XVD_DEVID(i) ((202u << 8) | ((i) << 4))

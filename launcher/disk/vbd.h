@@ -15,8 +15,8 @@
 
 #include "blkif.h"
 #include "disk.h"
-#include "error.h"
-#include "xenbus_backend.h"
+#include "../base/error.h"
+#include "../xenbus/xenbus_backend.h"
 
 struct vbd {
     struct xenbus_backend xb;

@@ -18,10 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "cli.h"
-#include "file.h"
-#include "status.h"
+#include "../bench/bench.h"
+#include "../run/cli.h"
+#include "../base/file.h"
+#include "../base/status.h"
 
 #define TAIL_MAX 4096
 

@@ -18,8 +18,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "default_guest.h"
-#include "error.h"
+#include "../boot/default_guest.h"
+#include "../base/error.h"
 
 /* A change to the recipe changes this, so the cached tree is built anew. */
 #define IMAGE_RECIPE          "r1"

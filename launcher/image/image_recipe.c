@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "file.h"
+#include "../base/file.h"
 
 /* Beyond minbase (which has login and passwd): systemd as init, udev to
  * load modules, e2fsprogs for the root's fsck, iproute2 for networking. */

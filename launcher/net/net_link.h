@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "../base/error.h"
 #include "net_option.h"
 
 /* The largest frame a link carries either way: an Ethernet header and a

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "../base/error.h"
 
 #define NET_MAX_HOSTFWD 16
 

@@ -28,10 +28,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../abi/xen/io/netif.h"
-#include "back_ring.h"
-#include "error.h"
-#include "grant.h"
+#include "../../abi/xen/io/netif.h"
+#include "../xenbus/back_ring.h"
+#include "../base/error.h"
+#include "../xenbus/grant.h"
 
 struct netif_config {
     void *tx_ring, *rx_ring;  /* the front end's ring pages, taken by the caller */

@@ -18,8 +18,8 @@
 
 #include <stdint.h>
 
-#include "../abi/xen/io/netif.h"
-#include "error.h"
+#include "../../abi/xen/io/netif.h"
+#include "../base/error.h"
 
 /* One piece of the packet: size bytes at offset in the page behind gref. */
 struct netif_piece {

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sandbox.h"
+#include "../vm/sandbox.h"
 
 #define GUEST_ADDR "10.0.2.15"
 /* Frames slirp emits while the guest's frame goes in (an ARP or DHCP

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "lines.h"
+#include "../vm/lines.h"
 
 /* The only card: vif 0, Linux's eth0. */
 #define VIF_HANDLE 0

@@ -15,10 +15,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "../base/error.h"
 #include "net_link.h"
 #include "netif.h"
-#include "xenbus_backend.h"
+#include "../xenbus/xenbus_backend.h"
 
 struct vif {
     struct xenbus_backend xb;

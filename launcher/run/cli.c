@@ -1,7 +1,7 @@
 /* perch's command line: parsing `perch run`'s options into struct options, and --help. */
 #include "cli.h"
 
-#include "../abi/layout.h"
+#include "../../abi/layout.h"
 
 #include <getopt.h>
 #include <stdio.h>

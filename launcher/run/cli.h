@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "disk.h"
-#include "error.h"
-#include "net_option.h"
+#include "../disk/disk.h"
+#include "../base/error.h"
+#include "../net/net_option.h"
 
 #define DEFAULT_MEM_MIB 256
 /* Machine memory ends below the local APIC at 0xfee00000 (abi/layout.h). */

@@ -9,8 +9,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "lines.h"
-#include "status.h"
+#include "../vm/lines.h"
+#include "../base/status.h"
 
 static void broken(struct devices *d, const char *what, const char *why)
 {

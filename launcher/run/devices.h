@@ -16,16 +16,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "confined_thread.h"
-#include "disk.h"
-#include "error.h"
-#include "grant.h"
-#include "guest_memory.h"
-#include "kvm.h"
-#include "net_link.h"
-#include "vbd.h"
-#include "vif.h"
-#include "xenstore.h"
+#include "../vm/confined_thread.h"
+#include "../disk/disk.h"
+#include "../base/error.h"
+#include "../xenbus/grant.h"
+#include "../vm/guest_memory.h"
+#include "../vm/kvm.h"
+#include "../net/net_link.h"
+#include "../disk/vbd.h"
+#include "../net/vif.h"
+#include "../xenbus/xenstore.h"
 
 /* The domain id the guest has in xenstore (Xen's first domU's). */
 #define DEVICES_GUEST_DOMID 1

@@ -7,9 +7,9 @@
 #include <stdint.h>
 
 #include "cli.h"
-#include "default_guest.h"
-#include "error.h"
-#include "file.h"
+#include "../boot/default_guest.h"
+#include "../base/error.h"
+#include "../base/file.h"
 #include "stats.h"
 
 /* A run that a program drives instead of a person (`perch bench`): the

@@ -4,8 +4,8 @@
 
 #include <stdio.h>
 
-#include "../abi/layout.h"
-#include "netif.h"
+#include "../../abi/layout.h"
+#include "../net/netif.h"
 #include "vcpu_loop.h"
 
 /* Totals at one moment, for `perch bench`'s brackets. Taken from guest

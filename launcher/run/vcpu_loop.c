@@ -4,8 +4,8 @@
 #include <signal.h>
 #include <string.h>
 
-#include "../abi/xen/sched.h"
-#include "status.h"
+#include "../../abi/xen/sched.h"
+#include "../base/status.h"
 
 const char *const exit_kind_names[EXIT_KIND_COUNT] = {
     [EXIT_REQUEST_SHUTDOWN] = "shutdown request",

@@ -8,12 +8,12 @@
 
 #include <stdint.h>
 
-#include "console.h"
-#include "crash_line.h"
+#include "../console/console.h"
+#include "../symbols/crash_line.h"
 #include "devices.h"
-#include "error.h"
-#include "hole.h"
-#include "kvm.h"
+#include "../base/error.h"
+#include "../vm/hole.h"
+#include "../vm/kvm.h"
 
 enum exit_kind {
     EXIT_REQUEST_SHUTDOWN,

@@ -17,8 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../abi/layout.h"
-#include "error.h"
+#include "../../abi/layout.h"
+#include "../base/error.h"
 #include "kernel_symbols.h"
 
 #define CRASH_LINE_FRAMES 8   /* stack words named, at most */

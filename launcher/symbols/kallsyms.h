@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "../base/error.h"
 #include "kernel_symbols.h"
 
 /* Fewer entries than this is not a kernel's table (Debian's has 87,000). */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "file.h"
+#include "../base/file.h"
 #include "kallsyms.h"
 
 unsigned symbol_source_map_paths(const char *kernel_path,

@@ -5,7 +5,7 @@
 #include <signal.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "../base/error.h"
 #include "sandbox.h"
 
 static void *run(void *arg)

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../abi/xen/xen.h"
+#include "../../abi/xen/xen.h"
 
 int guest_memory_init(struct guest_memory *gm, uint64_t private_frames,
                       uint64_t nr_pages)

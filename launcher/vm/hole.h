@@ -13,11 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../abi/layout.h"
-#include "error.h"
+#include "../../abi/layout.h"
+#include "../base/error.h"
 #include "guest_memory.h"
 
-/* The images perch carries inside its own binary (launcher/embedded_images.S). */
+/* The images perch carries inside its own binary (launcher/boot/embedded_images.S). */
 struct vm_images {
     const uint8_t *host;
     size_t host_bytes;
@@ -47,7 +47,7 @@ uint64_t hole_private_frames(uint64_t nr_pages);
 
 /* Load the Switcher and the Host and build the hole's tables; with
  * cpl3_events, the kernel view's IDT sends most vectors straight to the
- * Host at CPL3 (launcher/hole.c, build_kernel_idt). */
+ * Host at CPL3 (launcher/vm/hole.c, build_kernel_idt). */
 int hole_build(struct guest_memory *gm, const struct vm_images *images,
                bool cpl3_events, struct hole *hole, struct error *e);
 
@@ -56,7 +56,7 @@ int hole_build(struct guest_memory *gm, const struct vm_images *images,
 int hole_install(struct guest_memory *gm, const struct hole *hole,
                  uint64_t l4_mfn, struct error *e);
 
-/* The embedded images (launcher/embedded_images.S). */
+/* The embedded images (launcher/boot/embedded_images.S). */
 void vm_images_get(struct vm_images *images);
 
 #endif

@@ -1,10 +1,10 @@
-/* Perch-private frames mapped into the hole's template L4 (launcher/hole_map.c). */
+/* Perch-private frames mapped into the hole's template L4 (launcher/vm/hole_map.c). */
 #ifndef PERCH_HOLE_MAP_H
 #define PERCH_HOLE_MAP_H
 
 #include <stdint.h>
 
-#include "../abi/layout.h"
+#include "../../abi/layout.h"
 #include "guest_memory.h"
 
 #define SWITCHER_PAGE (PTE_P | PTE_A)                      /* ring 0, r-x */

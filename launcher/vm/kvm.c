@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../abi/layout.h"
+#include "../../abi/layout.h"
 
 #define MSR_EFER          0xc0000080
 #define MSR_STAR          0xc0000081

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "../base/error.h"
 #include "guest_memory.h"
 
 struct kvm_vm {

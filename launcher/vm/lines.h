@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../abi/layout.h"
+#include "../../abi/layout.h"
 #include "kvm.h"
 
 /* Raise `line`'s port in the guest: its bit, then the interrupt. */

@@ -1,7 +1,7 @@
 /* Building 4-level page tables in machine memory before the vCPU runs. */
 #include "pagetable.h"
 
-#include "../abi/xen/xen.h"
+#include "../../abi/xen/xen.h"
 
 int pt_map(struct guest_memory *gm, uint64_t l4_mfn, uint64_t va, int level,
            uint64_t entry, pt_alloc_fn alloc, void *ctx)

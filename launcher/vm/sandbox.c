@@ -24,8 +24,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "status.h"
-#include "terminal.h"
+#include "../base/status.h"
+#include "../base/terminal.h"
 
 /* Landlock ABI 3's right (Linux 6.2), newer than Debian 12's headers. */
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE

@@ -14,7 +14,7 @@
 #ifndef PERCH_SANDBOX_H
 #define PERCH_SANDBOX_H
 
-#include "error.h"
+#include "../base/error.h"
 
 /* What a thread may need beyond that list. */
 enum sandbox_extra {

@@ -1,11 +1,11 @@
-/* The Switcher's tables in the hole (launcher/switcher_tables.c); each returns 0 or -1 (out of private frames). */
+/* The Switcher's tables in the hole (launcher/vm/switcher_tables.c); each returns 0 or -1 (out of private frames). */
 #ifndef PERCH_SWITCHER_TABLES_H
 #define PERCH_SWITCHER_TABLES_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../abi/layout.h"
+#include "../../abi/layout.h"
 #include "guest_memory.h"
 #include "hole.h"
 

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "ring_index.h"
+#include "../base/ring_index.h"
 
 #define HEADER_BYTES sizeof(struct xen_sring_header)
 

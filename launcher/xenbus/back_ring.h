@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../abi/xen/io/ring.h"
-#include "error.h"
+#include "../../abi/xen/io/ring.h"
+#include "../base/error.h"
 
 /* Linux's blkback takes rings of up to 2^4 pages. */
 #define BACK_RING_MAX_PAGES 16

@@ -21,8 +21,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../abi/xen/grant_table.h"
-#include "guest_memory.h"
+#include "../../abi/xen/grant_table.h"
+#include "../vm/guest_memory.h"
 
 /* The back ends' domain id, which an entry must name. */
 #define GRANT_BACKEND_DOMID 0

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../abi/xen/io/xenbus.h"
-#include "lines.h"
+#include "../../abi/xen/io/xenbus.h"
+#include "../vm/lines.h"
 
 int xenbus_backend_put(struct xenbus_backend *xb, const char *dir, const char *key,
                        const char *fmt, ...)

@@ -24,9 +24,9 @@
 #include <stdint.h>
 
 #include "back_ring.h"
-#include "error.h"
+#include "../base/error.h"
 #include "grant.h"
-#include "kvm.h"
+#include "../vm/kvm.h"
 #include "xenstore.h"
 
 /* What every device shares: the store, the guest's grants, the lines. */

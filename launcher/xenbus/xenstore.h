@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../abi/xen/io/xs_wire.h"
+#include "../../abi/xen/io/xs_wire.h"
 #include "xenstore_tree.h"
 
 /* Bounds: Xen's default quotas (128 watches, 10 transactions) and what

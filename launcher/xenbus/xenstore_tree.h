@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../abi/xen/io/xs_wire.h"
+#include "../../abi/xen/io/xs_wire.h"
 
 #define XS_ACCESS_READ  1u
 #define XS_ACCESS_WRITE 2u

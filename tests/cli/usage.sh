@@ -17,16 +17,16 @@ expect_line version out '^perch [0-9]'
 # options, the ones cli_parse compares by hand) and `perch bench`'s (its
 # own parser in bench.c) and `perch image`'s (image.c) is in --help ...
 options=$( {
-    sed -n 's/^ *{ *"\([^"]*\)", *[a-z_]*_argument.*/--\1/p' launcher/cli.c
-    sed -n 's/.*getopt_long([^"]*"\([^"]*\)".*/\1/p' launcher/cli.c |
+    sed -n 's/^ *{ *"\([^"]*\)", *[a-z_]*_argument.*/--\1/p' launcher/run/cli.c
+    sed -n 's/.*getopt_long([^"]*"\([^"]*\)".*/\1/p' launcher/run/cli.c |
         tr -d : | grep -o . | sed 's/^/-/'
-    grep -o 'strcmp(argv\[1\], "-[^"]*")' launcher/cli.c | cut -d'"' -f2
-    grep -ho 'strcmp(a, "--[^"]*")' launcher/bench.c launcher/image.c | cut -d'"' -f2
+    grep -o 'strcmp(argv\[1\], "-[^"]*")' launcher/run/cli.c | cut -d'"' -f2
+    grep -ho 'strcmp(a, "--[^"]*")' launcher/bench/bench.c launcher/image/image.c | cut -d'"' -f2
 } | sort -u)
 if [ "$(echo "$options" | grep -c '^--')" -ge 5 ]; then
     pass help/options_parsed
 else
-    fail help/options_parsed "found only '$options' in launcher/cli.c"
+    fail help/options_parsed "found only '$options' in launcher/run/cli.c"
 fi
 for opt in $options; do
     if grep -Eq -- "(^|[^-[:alnum:]])$opt([^-[:alnum:]]|\$)" "$TMP/help_--help.out"; then
@@ -44,9 +44,9 @@ else
     fail help/no_unknown_options "--help mentions $unknown, which cli.c does not accept"
 fi
 
-# Every exit status of launcher/status.h is in --help's "exit status:" list.
-statuses=$(sed -n 's/^ *STATUS_[A-Z_]* *= *\([0-9]*\),.*/\1/p' launcher/status.h)
-[ -n "$statuses" ] || fail help/statuses_parsed "no STATUS_* = N in launcher/status.h"
+# Every exit status of launcher/base/status.h is in --help's "exit status:" list.
+statuses=$(sed -n 's/^ *STATUS_[A-Z_]* *= *\([0-9]*\),.*/\1/p' launcher/base/status.h)
+[ -n "$statuses" ] || fail help/statuses_parsed "no STATUS_* = N in launcher/base/status.h"
 sed -n '/^exit status:/,$p' "$TMP/help_--help.out" >"$TMP/help_statuses"
 for n in $statuses; do
     if grep -Eq "(^|[[:space:]])$n[[:space:]]+[a-z]" "$TMP/help_statuses"; then

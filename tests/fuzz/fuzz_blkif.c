@@ -1,8 +1,8 @@
 /* libFuzzer harness of the block back end's ring and request checks (back_ring.c, blkif_request.c), without the I/O. */
 #include "fuzz.h"
 
-#include "../../launcher/back_ring.h"
-#include "../../launcher/blkif_request.h"
+#include "../../launcher/xenbus/back_ring.h"
+#include "../../launcher/disk/blkif_request.h"
 
 /* The input: a flags byte (bit 0 read-only, bit 1 discard, bits 2-3 the
  * ring's order, up to 2), the advertised indirect segments (2 bytes), the

@@ -1,7 +1,7 @@
 /* libFuzzer harness of the console's ring consumers, early and hvc0, without the console thread. */
 #include "fuzz.h"
 
-#include "../../launcher/console.h"
+#include "../../launcher/console/console.h"
 
 #define MAX_STEPS 64
 #define MAX_OUT   (MAX_STEPS * (PERCH_CONSOLE_RING_BYTES + XENCONS_OUT_BYTES))

@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 
 #include "cpio_read.h"
-#include "../../launcher/cpio.h"
-#include "../../launcher/initramfs.h"
+#include "../../launcher/boot/cpio.h"
+#include "../../launcher/boot/initramfs.h"
 
 #define MAX_ENTRIES 32
 #define MAX_ARGS    16

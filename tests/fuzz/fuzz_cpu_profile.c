@@ -1,9 +1,9 @@
-/* libFuzzer harness of the CPU profile parser (launcher/cpu_profile.c): any
+/* libFuzzer harness of the CPU profile parser (launcher/cpu/cpu_profile.c): any
  * text is parsed or refused with a line, what parses stays in the table's
  * bounds, writes out, and reads back the same. */
 #include "fuzz.h"
 
-#include "../../launcher/cpu_profile.h"
+#include "../../launcher/cpu/cpu_profile.h"
 
 static struct perch_cpu cpu, again;
 

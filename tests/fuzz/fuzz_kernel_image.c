@@ -1,8 +1,8 @@
-/* libFuzzer harness of the kernel-file decoder (launcher/kernel_image.c), then the ELF parser. */
+/* libFuzzer harness of the kernel-file decoder (launcher/boot/kernel_image.c), then the ELF parser. */
 #include "fuzz.h"
 
-#include "../../launcher/kernel_image.h"
-#include "../../launcher/pv_image.h"
+#include "../../launcher/boot/kernel_image.h"
+#include "../../launcher/boot/pv_image.h"
 
 /* The decompressed size cap, small so that a bomb costs little time. */
 #define MAX_ELF ((size_t)1 << 20)

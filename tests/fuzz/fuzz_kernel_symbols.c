@@ -1,16 +1,16 @@
 /*
  * libFuzzer harness of what names a crash's addresses: the kallsyms finder
- * (launcher/kallsyms.c) on any bytes, the System.map parser
- * (launcher/kernel_symbols.c) on any text, and the crash line
- * (launcher/crash_line.c) made from either with stack words from the
+ * (launcher/symbols/kallsyms.c) on any bytes, the System.map parser
+ * (launcher/symbols/kernel_symbols.c) on any text, and the crash line
+ * (launcher/symbols/crash_line.c) made from either with stack words from the
  * input. The first byte picks the mode; a third mode builds kallsyms
  * tables from the input's names and addresses (tests/unit/kallsyms_image.c)
  * and checks that every text symbol reads back at its address.
  */
 #include "fuzz.h"
 
-#include "../../launcher/crash_line.h"
-#include "../../launcher/kallsyms.h"
+#include "../../launcher/symbols/crash_line.h"
+#include "../../launcher/symbols/kallsyms.h"
 #include "../unit/kallsyms_image.h"
 
 #define ROUND_TRIP_SYMBOLS (KALLSYMS_MIN_SYMBOLS + 64)

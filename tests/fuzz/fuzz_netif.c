@@ -9,8 +9,8 @@
  */
 #include "fuzz.h"
 
-#include "../../launcher/net_link.h"
-#include "../../launcher/netif.h"
+#include "../../launcher/net/net_link.h"
+#include "../../launcher/net/netif.h"
 #include "../unit/netif_guest.h"
 
 /* The input: a flags byte (bit 0: the front end takes rx chains), the

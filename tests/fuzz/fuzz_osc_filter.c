@@ -1,7 +1,7 @@
-/* libFuzzer harness of the OSC sequence filter (launcher/osc_filter.c), fed in pieces. */
+/* libFuzzer harness of the OSC sequence filter (launcher/console/osc_filter.c), fed in pieces. */
 #include "fuzz.h"
 
-#include "../../launcher/osc_filter.h"
+#include "../../launcher/console/osc_filter.h"
 
 #define MAX_BYTES 1024
 #define MAX_TAKEN 256

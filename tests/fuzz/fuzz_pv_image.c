@@ -1,7 +1,7 @@
-/* libFuzzer harness of the ELF and Xen-note parser (launcher/pv_image.c): the input is the file. */
+/* libFuzzer harness of the ELF and Xen-note parser (launcher/boot/pv_image.c): the input is the file. */
 #include "fuzz.h"
 
-#include "../../launcher/pv_image.h"
+#include "../../launcher/boot/pv_image.h"
 
 /* A string from a note: NUL-ended inside its field. */
 static bool ended(const char *s, size_t size)

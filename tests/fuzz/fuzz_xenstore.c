@@ -1,7 +1,7 @@
 /* libFuzzer harness of the xenstore server: a guest writing whatever it likes into its xenstore page, a back end using the store meanwhile. */
 #include "fuzz.h"
 
-#include "../../launcher/xenstore.h"
+#include "../../launcher/xenbus/xenstore.h"
 
 #define MAX_STEPS 96
 

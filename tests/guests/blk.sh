@@ -1,4 +1,4 @@
-# The disk back end (launcher/vbd.c, blkif*.c, xenstore.c) against the blk
+# The disk back end (launcher/disk/vbd.c, blkif*.c, xenstore.c) against the blk
 # guest's own front end (guests/blk): an honest boot whose writes must land
 # exactly where a reference image built here has them, a read-only disk
 # that must not change, and one hostile case per boot (attack=NAME): wrong

@@ -89,7 +89,7 @@ status=${PIPESTATUS[0]}
 expect_status yes_head 1
 expect_line yes_head err "^perch: cannot write the guest's output: Broken pipe$"
 
-# The sandbox (launcher/sandbox.h): while the guest runs, perch's vCPU and
+# The sandbox (launcher/vm/sandbox.h): while the guest runs, perch's vCPU and
 # console threads are in seccomp filter mode and the main thread is not;
 # --no-sandbox leaves every thread free. (test_sandbox shows what the
 # filter refuses.)

@@ -1,4 +1,4 @@
-# A Linux crash ends with one line that says where (launcher/crash_line.c):
+# A Linux crash ends with one line that says where (launcher/symbols/crash_line.c):
 # Debian's kernel crashed through /proc/sysrq-trigger panics, and its Xen
 # panic notifier asks for SHUTDOWN_crash from xen_reboot. perch must exit
 # with status 4 and print, after the whole console (the kernel's own

@@ -1,4 +1,4 @@
-# The netif back end (launcher/vif.c, netif*.c) on libslirp's network (--net user)
+# The netif back end (launcher/net/vif.c, netif*.c) on libslirp's network (--net user)
 # against the net guest's own front end (guests/net): an honest boot (ARP,
 # DHCP, ICMP echoes over 3, 18 and 17 slots, a 65535-byte frame, both
 # rings wrapping, every response checked, canary pages intact), then one

@@ -1,7 +1,7 @@
 /*
  * A reader of newc cpio archives for the tests (tests/unit/cpio_read.c),
  * written from the format's description, not from perch's writer
- * (launcher/cpio.c), so that archives the writer makes can be parsed back
+ * (launcher/boot/cpio.c), so that archives the writer makes can be parsed back
  * and checked: by the unit tests and by the cpio fuzz harness.
  */
 #ifndef PERCH_TESTS_CPIO_READ_H

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "../../host/env.h"
-#include "../../launcher/hole.h"
-#include "../../launcher/initramfs.h"
+#include "../../launcher/vm/hole.h"
+#include "../../launcher/boot/initramfs.h"
 #include "../../host/cpuid.h"
 #include "../../host/where.h"
 #include "../../lib/cpuid_table.h"
@@ -270,7 +270,7 @@ uint8_t *env_alias_base(void)
 }
 
 /*
- * launcher/launch.c calls vm_images_get(), which lives in launcher/images.c
+ * launcher/run/launch.c calls vm_images_get(), which lives in launcher/boot/images.c
  * with the embedded images the unit tests do not link: no images here. Weak
  * so that a test that wants real ones can define its own.
  */
@@ -279,7 +279,7 @@ __attribute__((weak)) void vm_images_get(struct vm_images *images)
     memset(images, 0, sizeof(*images));
 }
 
-/* Likewise perch's /init (launcher/images.c): an empty one. */
+/* Likewise perch's /init (launcher/boot/images.c): an empty one. */
 __attribute__((weak)) void initramfs_init_image(const uint8_t **bytes,
                                                 size_t *size)
 {
@@ -287,7 +287,7 @@ __attribute__((weak)) void initramfs_init_image(const uint8_t **bytes,
     *size = 0;
 }
 
-/* And perchbench (launcher/images.c): none. */
+/* And perchbench (launcher/boot/images.c): none. */
 __attribute__((weak)) void initramfs_bench_image(const uint8_t **bytes,
                                                  size_t *size)
 {

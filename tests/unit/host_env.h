@@ -97,7 +97,7 @@ extern unsigned host_env_switcher_roundtrips;
 /*
  * Console output the stand-in drained from the ring (on
  * PERCH_REQ_CONSOLE_FLUSH, or host_env_console_drain()). Like the real
- * Launcher (launcher/console.c) it keeps its own consumer index and writes
+ * Launcher (launcher/console/console.c) it keeps its own consumer index and writes
  * it to perch_shared.console_cons, so a guest-corrupted console_cons is
  * repaired; a producer index more than a ring ahead is a broken ring: the
  * request then does not return (see HOST_ENV_EXPECT_STOP) and

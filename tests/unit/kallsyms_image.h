@@ -1,6 +1,6 @@
 /*
  * A kernel image's kallsyms tables made by hand, in the layout
- * launcher/kallsyms.h describes (Linux 6.1's, with or without the
+ * launcher/symbols/kallsyms.h describes (Linux 6.1's, with or without the
  * seqs_of_names block), for the unit tests and the fuzz harness's seeds.
  * Names are given with their type letter first ("Tpanic") and spelled
  * with the builder's own tokens: printable bytes stand for themselves,

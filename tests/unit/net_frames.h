@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../launcher/net_link.h"
+#include "../../launcher/net/net_link.h"
 
 /* The guest's card, and slirp's address for 10.0.2.2 (52:55 and the IP). */
 extern const uint8_t frames_guest_mac[6];

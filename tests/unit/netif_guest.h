@@ -1,7 +1,7 @@
 /*
  * A guest's network front end for the tests of the card's data path
  * (test_netif.c, fuzz_netif.c): real guest memory with a real grant table
- * in it (launcher/grant.c's, so every take is checked as in perch), the
+ * in it (launcher/xenbus/grant.c's, so every take is checked as in perch), the
  * two ring pages as heap pages of their own (AddressSanitizer watches
  * their edges), and the front end's side of both rings as Linux's
  * netfront drives them: slots written, then req_prod published.
@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "../../abi/xen/io/netif.h"
-#include "../../launcher/grant.h"
+#include "../../launcher/xenbus/grant.h"
 
 #define NG_PAGES 48            /* the guest's pages: pfn 0 to 47 */
 #define NG_PRIVATE 8           /* perch's frames below them */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of `perch bench`'s output parsing (launcher/bench_parse.c):
+ * Unit tests of `perch bench`'s output parsing (launcher/bench/bench_parse.c):
  * `perchbench list`'s lines (groups and units), perchbench's result lines
  * (a disk benchmark's rate among them), the counter marks and /init's boot mark as
  * perch's console hands them over, and QEMU's raw serial output, where the
@@ -12,7 +12,7 @@
 
 #include "check.h"
 
-#include "../../launcher/bench.h"
+#include "../../launcher/bench/bench.h"
 
 #define MARK(n, w) "\033]perch-mark;" n ";" w "\007"
 #define EXIT(n) "\033]perch-exit;" n "\007"

@@ -1,6 +1,6 @@
 /*
  * Unit tests of the disk that `perch bench --qemu` gives QEMU
- * (launcher/bench_qemu.c): -drive's value, with QEMU's escaping of a comma
+ * (launcher/bench/bench_qemu.c): -drive's value, with QEMU's escaping of a comma
  * in the image's path (a --out folder may have one), and a path too long
  * for the buffer refused rather than cut.
  */
@@ -8,7 +8,7 @@
 
 #include "check.h"
 
-#include "../../launcher/bench.h"
+#include "../../launcher/bench/bench.h"
 
 static void drive_names_a_raw_virtio_disk(void)
 {

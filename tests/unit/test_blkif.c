@@ -17,8 +17,8 @@
 
 #include "check.h"
 
-#include "../../launcher/blkif.h"
-#include "../../launcher/blkif_engine.h"
+#include "../../launcher/disk/blkif.h"
+#include "../../launcher/disk/blkif_engine.h"
 
 #define PAGE 4096u
 #define NPAGES 64                  /* data pages the guest may grant */

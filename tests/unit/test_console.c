@@ -1,5 +1,5 @@
 /*
- * Unit tests of the console back end's thread (launcher/console.c) with
+ * Unit tests of the console back end's thread (launcher/console/console.c) with
  * stand-ins for the guest: a perch_shared and a console page on the heap,
  * an eventfd for the doorbell, pipes for stdout and stdin. Output from both
  * rings reaches stdout in order with the exit-status sequence taken out;
@@ -22,8 +22,8 @@
 
 #include "check.h"
 
-#include "../../launcher/console.h"
-#include "../../launcher/status.h"
+#include "../../launcher/console/console.h"
+#include "../../launcher/base/status.h"
 
 #define SEQ(n) "\033]perch-exit;" n "\007"
 #define WAIT_MS 5000

@@ -1,17 +1,17 @@
 /*
  * Unit tests of the console's two filters: the guest's exit-status
  * sequence "\033]perch-exit;N\007" taken out of its output by the
- * sequence filter (launcher/osc_filter.c, kind "exit"), however the output
+ * sequence filter (launcher/console/osc_filter.c, kind "exit"), however the output
  * is split, and the Ctrl-A commands taken out of typed input
- * (launcher/keys.c).
+ * (launcher/console/keys.c).
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "check.h"
 
-#include "../../launcher/keys.h"
-#include "../../launcher/osc_filter.h"
+#include "../../launcher/console/keys.h"
+#include "../../launcher/console/osc_filter.h"
 
 #define SEQ(n) "\033]perch-exit;" n "\007"
 /* The most an exit sequence holds back: its prefix and three digits. */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the CPU perch describes to the Host (launcher/cpu_profile.c):
+ * Unit tests of the CPU perch describes to the Host (launcher/cpu/cpu_profile.c):
  * the profile format read and written, bad profiles refused with the line
  * that is wrong, the merge of a replayed profile with the real CPU, the
  * recorded profiles in tests/cpus/, and this machine read as a profile.
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "../../launcher/cpu_profile.h"
+#include "../../launcher/cpu/cpu_profile.h"
 #include "../../lib/cpuid_table.h"
 
 #define INTEL "tests/cpus/intel-xeon-06a7.txt"

@@ -1,6 +1,6 @@
 /*
- * Unit tests of the crash line (launcher/crash_line.c) and of where its
- * symbols come from (launcher/symbol_source.c): what the line says with
+ * Unit tests of the crash line (launcher/symbols/crash_line.c) and of where its
+ * symbols come from (launcher/symbols/symbol_source.c): what the line says with
  * and without symbols, which stack words it names, that it stays within
  * one message and cuts whole frames, that a forged report cannot make the
  * Launcher read past its copy, and which System.map beside a KERNEL file
@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "../../launcher/crash_line.h"
-#include "../../launcher/symbol_source.h"
+#include "../../launcher/symbols/crash_line.h"
+#include "../../launcher/symbols/symbol_source.h"
 
 #define TEXT 0xffffffff81000000ull
 

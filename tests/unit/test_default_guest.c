@@ -1,5 +1,5 @@
 /*
- * Unit tests of perch's default guest (launcher/default_guest.c) without
+ * Unit tests of perch's default guest (launcher/boot/default_guest.c) without
  * the network: the cache folder's path, the parsing of apt's output, and
  * the whole fetch run against fake apt-cache, apt-get and dpkg-deb scripts
  * put first in PATH (they log their arguments and act as FAKE_MODE says).
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "../../launcher/default_guest.h"
+#include "../../launcher/boot/default_guest.h"
 
 static char tmp[64];            /* this run's scratch folder */
 static char fakes[128];         /* the fake apt tools */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the PV domain builder (launcher/domain.c), on the host: the
+ * Unit tests of the PV domain builder (launcher/boot/domain.c), on the host: the
  * images are built by hand (no ELF parser), guest memory is plain anonymous
  * memory, and the page tables are checked with a software page walk.
  */
@@ -10,7 +10,7 @@
 
 #include "check.h"
 #include "../../abi/xen/xen.h"
-#include "../../launcher/domain.h"
+#include "../../launcher/boot/domain.h"
 
 #define VIRT_BASE     0xffffffff80000000ull
 #define INIT_P2M_VA   0x0000008000000000ull

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the back ends' grant checks (launcher/grant.c): good
+ * Unit tests of the back ends' grant checks (launcher/xenbus/grant.c): good
  * grants for reading and writing and the marks they leave, hostile entries
  * (beyond the table, not permitted, another domain, read-only for a write,
  * a frame that is not the guest's, revoked), uses that overlap, and a
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "../../launcher/grant.h"
+#include "../../launcher/xenbus/grant.h"
 
 #define PRIVATE    16
 #define NR_PAGES   32

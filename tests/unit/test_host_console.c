@@ -185,7 +185,7 @@ static void unknown_subop_enosys(void)
 /*
  * The guest can write the whole shared page. A consumer index far ahead of
  * the producer makes the ring look overfull: the Host asks the Launcher,
- * which (keeping its own index, as launcher/console.c does) repairs it.
+ * which (keeping its own index, as launcher/console/console.c does) repairs it.
  */
 static void corrupted_cons_ahead_repaired_by_launcher(void)
 {

@@ -10,7 +10,7 @@
 #include "host_env.h"
 #include "../../host/msr.h"
 #include "../../host/vcpu.h"
-#include "../../launcher/cpu_profile.h"
+#include "../../launcher/cpu/cpu_profile.h"
 
 #define GP 0xdeadull               /* what read() returns for a #GP */
 

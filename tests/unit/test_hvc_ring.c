@@ -1,5 +1,5 @@
 /*
- * Unit tests of the Launcher's end of the ring console (launcher/hvc_ring.c):
+ * Unit tests of the Launcher's end of the ring console (launcher/console/hvc_ring.c):
  * out[] is copied exactly and given back, in[] gets as much as fits, both
  * wrap around the ring and around 2^32, and every index the guest owns is
  * checked: a bad one is reported, never followed (AddressSanitizer watches
@@ -11,7 +11,7 @@
 
 #include "check.h"
 
-#include "../../launcher/hvc_ring.h"
+#include "../../launcher/console/hvc_ring.h"
 
 static struct xencons_interface *page;
 static struct hvc_ring ring;

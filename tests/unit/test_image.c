@@ -1,5 +1,5 @@
 /*
- * Unit tests of `perch image`'s command line (launcher/image.c): sizes,
+ * Unit tests of `perch image`'s command line (launcher/image/image.c): sizes,
  * the words, the options; and mmdebstrap's arguments (image_recipe.c),
  * quoting included. Nothing runs and nothing is built here.
  */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "../../launcher/image.h"
+#include "../../launcher/image/image.h"
 
 static void sizes_with_units(void)
 {

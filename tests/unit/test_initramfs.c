@@ -1,6 +1,6 @@
 /*
- * Unit tests of the newc cpio writer (launcher/cpio.c) and of perch's
- * initramfs (launcher/initramfs.c): archives are checked byte for byte
+ * Unit tests of the newc cpio writer (launcher/boot/cpio.c) and of perch's
+ * initramfs (launcher/boot/initramfs.c): archives are checked byte for byte
  * against hand-written ones, and parsed back with cpio_read.h's reader,
  * written from the format's description (not from the writer).
  */
@@ -12,8 +12,8 @@
 
 #include "check.h"
 #include "cpio_read.h"
-#include "../../launcher/cpio.h"
-#include "../../launcher/initramfs.h"
+#include "../../launcher/boot/cpio.h"
+#include "../../launcher/boot/initramfs.h"
 
 /* The exact bytes of a header, for byte-for-byte comparisons. */
 static void header(char *out, uint32_t ino, uint32_t mode, uint32_t nlink,

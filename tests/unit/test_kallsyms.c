@@ -1,5 +1,5 @@
 /*
- * Unit tests of the kallsyms reader (launcher/kallsyms.c) on tables made
+ * Unit tests of the kallsyms reader (launcher/symbols/kallsyms.c) on tables made
  * by hand (kallsyms_image.c): both address encodings, with and without the
  * seqs_of_names block, names spelled with multi-byte tokens and a 2-byte
  * length; and tables broken one way at a time, which must be refused
@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "kallsyms_image.h"
-#include "../../launcher/kallsyms.h"
+#include "../../launcher/symbols/kallsyms.h"
 
 #define BASE  0xffffffff81000000ull
 #define NSYMS 700

@@ -20,7 +20,7 @@
 #include <zstd.h>
 
 #include "check.h"
-#include "../../launcher/kernel_image.h"
+#include "../../launcher/boot/kernel_image.h"
 
 #define ELF_SIZE      20000            /* the usual test ELF */
 #define SETUP_SECTS   3

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the kernel's symbol table (launcher/kernel_symbols.c):
+ * Unit tests of the kernel's symbol table (launcher/symbols/kernel_symbols.c):
  * System.map lines in and out of shape, which symbols are kept, the text
  * ranges, and name+offset look-ups at, inside, before and beyond them.
  */
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "../../launcher/kernel_symbols.h"
+#include "../../launcher/symbols/kernel_symbols.h"
 
 static const char map[] =
     "0000000000000000 A fixed_percpu_data\n"

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the vCPU's CPUID table (launcher/kvm.c): on an Intel host
+ * Unit tests of the vCPU's CPUID table (launcher/vm/kvm.c): on an Intel host
  * guest processes read KVM's table, so the state the guest kernel cannot
  * save (PKRU, AMX's tiles) must not be enumerated there. The table is the
  * Intel Xeon 06a7's recorded CPUID, as KVM_GET_SUPPORTED_CPUID would give
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "../../launcher/cpu_profile.h"
-#include "../../launcher/kvm.h"
+#include "../../launcher/cpu/cpu_profile.h"
+#include "../../launcher/vm/kvm.h"
 
 static struct kvm_cpuid2 *table;
 

@@ -1,5 +1,5 @@
 /*
- * Unit tests of --net's parser (launcher/net_option.c): QEMU's spellings
+ * Unit tests of --net's parser (launcher/net/net_option.c): QEMU's spellings
  * that perch takes, and for every other string one message that names
  * what is wrong.
  */
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "../../launcher/net_option.h"
+#include "../../launcher/net/net_option.h"
 
 static void user_alone(void)
 {

@@ -13,8 +13,8 @@
 #include "check.h"
 #include "netif_guest.h"
 
-#include "../../launcher/net_csum.h"
-#include "../../launcher/netif.h"
+#include "../../launcher/net/net_csum.h"
+#include "../../launcher/net/netif.h"
 
 #define MAX_SENT 8
 

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the sequence filter's "mark" kind (launcher/osc_filter.c):
+ * Unit tests of the sequence filter's "mark" kind (launcher/console/osc_filter.c):
  * perchbench's "\033]perch-mark;NAME;begin\007" and ";end\007" are taken
  * out of the guest's output and reported in order, however the output is
  * split; anything else passes through byte for byte. Then both of the
@@ -12,7 +12,7 @@
 
 #include "check.h"
 
-#include "../../launcher/osc_filter.h"
+#include "../../launcher/console/osc_filter.h"
 
 #define MARK(n, w) "\033]perch-mark;" n ";" w "\007"
 

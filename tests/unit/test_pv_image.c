@@ -16,7 +16,7 @@
 #include "../../abi/xen/elfnote.h"
 #include "../../abi/xen/features.h"
 #include "../../abi/xen/xen.h"
-#include "../../launcher/pv_image.h"
+#include "../../launcher/boot/pv_image.h"
 
 /* The layout of the usual test kernel: Linux-like addresses. */
 #define VIRT_BASE      0xffffffff80000000ull

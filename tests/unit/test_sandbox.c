@@ -1,5 +1,5 @@
 /*
- * Unit tests of the Launcher's sandbox (launcher/sandbox.c), each in a
+ * Unit tests of the Launcher's sandbox (launcher/vm/sandbox.c), each in a
  * child process that enters it: what the running guest's threads need
  * still works, and anything else ends the process with one line naming
  * the system call and STATUS_SANDBOX.
@@ -24,9 +24,9 @@
 #include "check.h"
 #include "net_session.h"
 
-#include "../../launcher/blkif_engine.h"
-#include "../../launcher/sandbox.h"
-#include "../../launcher/status.h"
+#include "../../launcher/disk/blkif_engine.h"
+#include "../../launcher/vm/sandbox.h"
+#include "../../launcher/base/status.h"
 
 static char said[512];   /* what the child wrote to stderr */
 

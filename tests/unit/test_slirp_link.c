@@ -1,5 +1,5 @@
 /*
- * Unit tests of --net user's link (launcher/slirp_link.c), no KVM needed:
+ * Unit tests of --net user's link (launcher/net/slirp_link.c), no KVM needed:
  * frames a guest would send go in through net_link_send(), and what
  * libslirp answers comes out through the deliver callback after
  * net_link_poll_done(), read back with tests/unit/net_frames.c. Sockets

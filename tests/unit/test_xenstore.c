@@ -1,5 +1,5 @@
 /*
- * Unit tests of the xenstore server (launcher/xenstore.c, and its tree):
+ * Unit tests of the xenstore server (launcher/xenbus/xenstore.c, and its tree):
  * each drives xenstore_serve() through a page in plain memory as Linux's
  * xenbus would, writing requests into req[] and reading rsp[], and proves
  * one thing: the operations, relative paths, permissions, transactions,
@@ -12,7 +12,7 @@
 
 #include "check.h"
 
-#include "../../launcher/xenstore.h"
+#include "../../launcher/xenbus/xenstore.h"
 
 static struct xenstore *xs;
 static struct xenstore_domain_interface *page;
