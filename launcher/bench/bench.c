@@ -20,49 +20,12 @@
 
 #include "../run/cli.h"
 #include "../base/file.h"
+#include "../base/program.h"
 #include "../run/launch.h"
 #include "../base/status.h"
 
 #define VS_WORDS_MAX   32
 #define LIST_MAX_BYTES 4096
-
-/* ---- running a program ------------------------------------------------- */
-
-int bench_run_program(char *const argv[],
-                      void (*sink)(void *, const uint8_t *, size_t),
-                      void *arg, int *status, struct error *e)
-{
-    int fds[2];
-    uint8_t buf[4096];
-    ssize_t n;
-    pid_t pid;
-
-    if (pipe2(fds, O_CLOEXEC) < 0)
-        return fail(e, "pipe: %s", strerror(errno));
-    pid = fork();
-    if (pid < 0)
-        return fail(e, "fork: %s", strerror(errno));
-    if (pid == 0) {
-        int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-        /* Not the terminal: QEMU's -serial stdio would make it raw. */
-        if (null >= 0)
-            dup2(null, STDIN_FILENO);
-        dup2(fds[1], STDOUT_FILENO);
-        dup2(fds[1], STDERR_FILENO);
-        execvp(argv[0], argv);
-        dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    close(fds[1]);
-    while ((n = read(fds[0], buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
-        if (n > 0)
-            sink(arg, buf, n);
-    close(fds[0]);
-    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-        ;
-    return 0;
-}
 
 /* ---- the embedded perchbench, natively --------------------------------- */
 
@@ -97,7 +60,7 @@ static int read_names(const char *path, struct bench_set *set, struct error *e)
 
     out.len = 0;
     out.text[0] = '\0';
-    if (bench_run_program(args, list_bytes, &out, &status, e))
+    if (program_run(args, list_bytes, &out, &status, e))
         return -1;
     for (line = strtok_r(out.text, "\n", &save); line;
          line = strtok_r(NULL, "\n", &save))
@@ -148,7 +111,7 @@ static int native_side(const struct bench_dir *d, struct bench_set *set,
     bench_progress(c.progress, "all chosen benchmarks");
     if (bench_net_peer_start(set, d, &peer, e))
         return -1;
-    rc = bench_run_program(args, bench_capture_bytes, &c, &status, e);
+    rc = program_run(args, bench_capture_bytes, &c, &status, e);
     bench_capture_end(&c);
     ok = !rc && WIFEXITED(status) && !WEXITSTATUS(status);
     if (bench_net_peer_end(peer, ok, &peer_e) && ok)

@@ -199,14 +199,6 @@ int bench_net_peer_start(const struct bench_set *set, const struct bench_dir *d,
  * else, or if it lingers, it is killed. Returns 0, or -1 with e saying why. */
 int bench_net_peer_end(pid_t pid, bool ok, struct error *e);
 
-/* ---- bench.c: running a program ------------------------------------- */
-
-/* argv[0] through PATH, stdin /dev/null, stdout and stderr into sink.
- * Returns its wait status in *status, or -1 if it could not start. */
-int bench_run_program(char *const argv[],
-                      void (*sink)(void *, const uint8_t *, size_t),
-                      void *arg, int *status, struct error *e);
-
 /* ---- bench_qemu.c: the TCG side -------------------------------------- */
 
 #define BENCH_QEMU "qemu-system-x86_64"

@@ -10,6 +10,8 @@
  * cloud kernel builds as modules. */
 #include "bench.h"
 
+#include "../base/program.h"
+
 #include <string.h>
 #include <sys/wait.h>
 
@@ -118,7 +120,7 @@ int bench_qemu_run(struct bench_set *set, const struct bench_dir *d,
     bench_progress(c.progress, "booting");
     if (bench_net_peer_start(set, d, &peer, e))
         return -1;
-    rc = bench_run_program(argv, bench_serial_bytes, &s, &status, e);
+    rc = program_run(argv, bench_serial_bytes, &s, &status, e);
     bench_serial_end(&s);
     if (!rc)
         rc = check_run(set, &s, status, e);

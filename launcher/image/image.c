@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../bench/bench.h"
+#include "../base/program.h"
 #include "../run/cli.h"
 #include "../base/file.h"
 #include "../base/status.h"
@@ -213,7 +213,7 @@ static int run_tool(char *const argv[], struct output *out, struct error *e)
     int status;
 
     fflush(stderr);
-    if (bench_run_program(argv, output_bytes, out, &status, e))
+    if (program_run(argv, output_bytes, out, &status, e))
         return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
