@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "perchbench.h"
+#include "groups.h"
 
 #define MIB              (1024L * 1024)
 #define AREA_BYTES       (256 * MIB)

@@ -33,7 +33,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "perchbench.h"
+#include "groups.h"
 
 #define MIB              (1024L * 1024)
 #define NET_BYTES        (256 * MIB)

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "perchbench.h"
+#include "groups.h"
 
 #define TEXT_BYTES "33554432"   /* 32 MiB */
 

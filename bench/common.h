@@ -1,8 +1,9 @@
-/* What perchbench's parts share: the driver and micro-benchmarks
- * (perchbench.c), the work group of timed shell workloads (work.c), the
- * disk group of O_DIRECT I/O (disk.c) and the net group of TCP (net.c). */
-#ifndef PERCHBENCH_H
-#define PERCHBENCH_H
+/* What every part of perchbench uses (common.c): the benchmark and result
+ * records, the options, failing, the processes' helpers, the clock, the
+ * marks and the result line. The driver and micro-benchmarks
+ * (perchbench.c) and the groups (groups.h) sit above it. */
+#ifndef PERCHBENCH_COMMON_H
+#define PERCHBENCH_COMMON_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -50,6 +51,7 @@ extern struct options {
 } opt;
 
 extern const char *current;      /* the benchmark running, for messages */
+extern bool in_child;            /* this is a helper process (start_child) */
 
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 uint64_t now_ns(void);
@@ -61,27 +63,12 @@ void write_all(int fd, const void *buf, size_t len);
 /* Exactly len bytes; false at end of file (the other side is gone). */
 bool read_all(int fd, void *buf, size_t len);
 
+/* A result in a rate (MB/s, IOPS) rather than in ns per operation. */
+bool result_is_rate(const struct bench *b);
+
 /* Sort the samples (ns per operation, or a rate in b's unit), fill res and
  * print the result line (the one format perch parses, for every group). */
 void report_result(const struct bench *b, double *per_op, int samples,
                    long batch, long ops, struct result *res);
-
-/* work.c: the workloads, in the order `all` runs them, and their driver. */
-extern const struct bench work_benches[];
-extern const int work_count;
-void run_work(const struct bench *b, struct result *res);
-
-/* disk.c: the disk group, in the order `list` names them. */
-extern const struct bench disk_benches[];
-extern const int disk_count;
-
-/* net.c: the net group; listening on --net-listen (before the first
- * benchmark, so a peer that comes early waits in the backlog); the peer,
- * `perchbench netpeer A.B.C.D:PORT`, whose exit status main returns. */
-extern const struct bench net_benches[];
-extern const int net_count;
-bool net_addr_ok(const char *text);
-void net_listen(const char *where);
-int net_peer(const char *where);
 
 #endif
