@@ -334,6 +334,16 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
     return check_root(o, e);
 }
 
+/* The commands that parse their own words: bench.c, image.c, cpu_profile.c. */
+static const struct {
+    const char *word;
+    enum command command;
+} own_parsers[] = {
+    { "bench", CMD_BENCH },
+    { "image", CMD_IMAGE },
+    { "cpu", CMD_CPU },
+};
+
 int cli_parse(int argc, char **argv, struct options *o, struct error *e)
 {
     memset(o, 0, sizeof(*o));
@@ -349,24 +359,13 @@ int cli_parse(int argc, char **argv, struct options *o, struct error *e)
         o->command = CMD_VERSION;
         return 0;
     }
-    if (!strcmp(argv[1], "bench")) {
-        o->command = CMD_BENCH;   /* bench.c parses the rest */
-        o->bench_args = argv + 2;
-        o->bench_argc = argc - 2;
-        return 0;
-    }
-    if (!strcmp(argv[1], "image")) {
-        o->command = CMD_IMAGE;   /* image.c parses the rest */
-        o->bench_args = argv + 2;
-        o->bench_argc = argc - 2;
-        return 0;
-    }
-    if (!strcmp(argv[1], "cpu")) {
-        o->command = CMD_CPU;     /* cpu_profile.c parses the rest */
-        o->bench_args = argv + 2;
-        o->bench_argc = argc - 2;
-        return 0;
-    }
+    for (size_t i = 0; i < sizeof(own_parsers) / sizeof(own_parsers[0]); i++)
+        if (!strcmp(argv[1], own_parsers[i].word)) {
+            o->command = own_parsers[i].command;
+            o->bench_args = argv + 2;
+            o->bench_argc = argc - 2;
+            return 0;
+        }
     if (strcmp(argv[1], "run"))
         return fail(e, "unknown command '%s'", argv[1]);
     o->command = CMD_RUN;
