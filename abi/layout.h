@@ -265,6 +265,8 @@ enum perch_request {
     PERCH_REQ_CONSOLE_FLUSH,  /* console ring full: drain it */
     PERCH_REQ_FATAL,          /* the guest broke a rule: message below */
     PERCH_REQ_PING,           /* nothing to do: PERCH_OP_launcher_roundtrip */
+    PERCH_REQ_GDB,            /* --gdb: the guest stopped, gdb.regs hold it;
+                               * arg0: PERCH_GDB_STOP_* */
     PERCH_REQ_COUNT
 };
 
@@ -333,6 +335,25 @@ struct perch_cpu {
 };
 
 /*
+ * --gdb: the guest's registers at a stop for gdb (PERCH_REQ_GDB), as the
+ * Host saved them when the guest last entered it, and the page tables the
+ * Launcher walks for gdb's memory reads (the mode's L4s, machine addresses).
+ */
+#define PERCH_GDB_BREAKPOINTS 64
+#define PERCH_GDB_STOP_TRAP   5    /* SIGTRAP: a breakpoint, a step, --gdb-wait */
+#define PERCH_GDB_STOP_INT    2    /* SIGINT: the Launcher asked (Ctrl-C) */
+#define PERCH_GDB_CONTINUE    0
+#define PERCH_GDB_STEP        1
+struct perch_gdb_regs {
+    uint64_t rax, rbx, rcx, rdx, rsi, rdi, rbp, rsp;
+    uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+    uint64_t rip, rflags, cs, ss;
+    uint64_t fs_base, gs_base;
+    uint64_t kernel_cr3, user_cr3;   /* user_cr3 0: none */
+    uint64_t in_kernel;
+};
+
+/*
  * One page (two, with the ring) that the Launcher and the Host share. The
  * Launcher writes `boot` before the vCPU first runs and treats everything
  * else as untrusted: the guest kernel can reach Host memory by design.
@@ -370,6 +391,9 @@ struct perch_shared {
         uint64_t grant_nr_frames;
         /* The CPU the guest's CPUID and MSR answers start from. */
         struct perch_cpu cpu;
+        /* --gdb: the Host looks at perch_shared.gdb (read once at boot;
+         * 0: it never does). */
+        uint64_t gdb;
     } boot;
 
     struct {
@@ -424,6 +448,20 @@ struct perch_shared {
     uint32_t console_prod;
     uint32_t console_cons;
     uint8_t console_ring[PERCH_CONSOLE_RING_BYTES];
+
+    /* --gdb (host/gdb.c, launcher/gdb/); the Host reads it only when
+     * boot.gdb is set. Guest-writable like the rest: the Host copies
+     * what it takes, the Launcher shows gdb numbers and walks only guest
+     * frames. */
+    struct {
+        uint64_t stop;            /* Launcher sets, Host takes: stop for gdb */
+        uint64_t resume;          /* Launcher, at a stop: PERCH_GDB_CONTINUE/STEP */
+        uint64_t regs_changed;    /* Launcher, at a stop: load regs back */
+        struct perch_gdb_regs regs;   /* Host, at a stop: the guest's */
+        /* Guest addresses holding an int3 the Launcher wrote (0: free):
+         * the Host stops for gdb at these instead of bouncing the #BP. */
+        uint64_t breakpoints[PERCH_GDB_BREAKPOINTS];
+    } gdb;
 };
 
 #endif /* !__ASSEMBLER__ */

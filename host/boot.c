@@ -8,6 +8,7 @@
 #include "emulate.h"
 #include "env.h"
 #include "evtchn.h"
+#include "gdb.h"
 #include "grant_table.h"
 #include "host.h"
 #include "mm.h"
@@ -34,6 +35,7 @@ _Noreturn void host_boot(struct cpu_regs *regs)
     mm_frames = (struct mm_frame_info *)b->frame_table_va;
     mm_strict = b->strict;
     optimizations_off = (uint32_t)b->optimizations_off;
+    gdb_enabled = b->gdb != 0;
     if (mm_boot())
         host_fatal("the builder's page tables break the PV rules");
     env_interrupts_init();

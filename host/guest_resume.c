@@ -4,6 +4,7 @@
 #include "bounce.h"
 #include "env.h"
 #include "evtchn.h"
+#include "gdb.h"
 #include "guest_mode.h"
 #include "tlb.h"
 #include "vcpu.h"
@@ -15,17 +16,18 @@ void guest_resume_needs_interrupts_on(void)
 
 /* The guest never runs with the real interrupt flag off: its virtual IF is
  * the upcall mask. Nor with IOPL above 0, TF, NT or RF: kept are the
- * arithmetic flags, DF, AC and ID. */
+ * arithmetic flags, DF, AC and ID; and TF while gdb steps it. */
 static void sanitise_flags(struct cpu_regs *regs)
 {
-    regs->rflags = (regs->rflags & 0x240cd5) | 0x202;
+    regs->rflags = (regs->rflags & 0x240cd5) | 0x202 | current->gdb_step_flags;
 }
 
 /* Pending events go to the guest kernel's event callback, with events
- * masked, as Xen's upcall does: on every return to the guest. */
+ * masked, as Xen's upcall does: on every return to the guest. Not while
+ * gdb steps: the step stays in the code gdb looks at (as QEMU's). */
 static void deliver_upcall(struct cpu_regs *regs)
 {
-    if (!current->event_callback || !evtchn_upcall_due())
+    if (!current->event_callback || !evtchn_upcall_due() || current->gdb_step_flags)
         return;
     if (bounce_to_guest(regs, current->event_callback, BOUNCE_DISABLE_EVENTS, 0))
         host_fatal("an event is due but the guest kernel's stack (rsp %lx) "
@@ -48,8 +50,11 @@ static _Noreturn void resume_loading(struct cpu_regs *regs, uint64_t cr3)
  */
 _Noreturn void guest_resume(struct cpu_regs *regs)
 {
-    bool restore_if = current->interrupts_off;
+    bool restore_if;
 
+    if (gdb_enabled)
+        gdb_on_resume(regs);
+    restore_if = current->interrupts_off;
     current->interrupts_off = false;
     deliver_upcall(regs);
     sanitise_flags(regs);

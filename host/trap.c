@@ -15,6 +15,7 @@
 #include "env.h"
 #include "evtchn.h"
 #include "fault_address.h"
+#include "gdb.h"
 #include "guest_mode.h"
 #include "guest_resume.h"
 #include "host.h"
@@ -206,6 +207,8 @@ static _Noreturn void guest_event(struct cpu_regs *regs, bool from_user,
     uint64_t v = regs->vector;
 
     where_entered(regs);
+    if (gdb_enabled && (v == 1 || v == 3))
+        gdb_event(regs);   /* returns if it is the guest's own #DB or #BP */
     /* tour fault.3: an interrupt is taken, a fault perch can serve is served, the rest bounce */
     if (v >= 32) {
         take_interrupt(v);
@@ -222,13 +225,16 @@ static _Noreturn void guest_event(struct cpu_regs *regs, bool from_user,
 
 /* An event at a Host or Switcher address (interrupts excepted) is perch's
  * own fault. */
-static void check_not_perch(const struct cpu_regs *regs)
+static void check_not_perch(struct cpu_regs *regs)
 {
     uint64_t v = regs->vector;
 
     if ((regs->cs & 3) == 0)
         host_fatal("perch Switcher fault: %s (vector %lu) at rip %lx in ring 0",
                    vector_name(v), v, regs->rip);
+    /* A `syscall` gdb stepped traps at the Host's entry (gdb.c). */
+    if (in_perch_region(regs->rip) && gdb_enabled)
+        gdb_event(regs);
     if (in_perch_region(regs->rip))
         host_fatal("perch Host fault: %s (vector %lu) at rip %lx, error %lx",
                    vector_name(v), v, regs->rip, regs->error_code);

@@ -80,6 +80,10 @@ struct vcpu {
     /* The last #PF address proven at CPL3, with where it was taken: the
      * same proof twice in a row is read from CR2 (host/fault_address.c). */
     uint64_t proven_fault_rip, proven_fault_cr3, proven_fault_address;
+
+    /* --gdb (host/gdb.c): TF while gdb steps the guest, else 0; the way
+     * out keeps it in the guest's flags. */
+    uint64_t gdb_step_flags;
 };
 
 /* The vCPU the Host is serving now (host/guest_mode.c). */

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "../../abi/layout.h"
+#include "../gdb/gdb.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -93,6 +94,16 @@ void cli_print_help(void)
 "                         guest runs, confines perch's vCPU and console\n"
 "                         threads to the system calls they need (status 7\n"
 "                         if perch makes another one: a bug in perch)\n"
+"  --gdb [127.0.0.1:]PORT serve the GDB remote protocol on 127.0.0.1:PORT\n"
+"                         (only there): gdb vmlinux -ex 'target remote\n"
+"                         :PORT' stops the guest kernel where it is, reads\n"
+"                         and writes its registers and memory (through its\n"
+"                         own page tables), sets breakpoints (Z0), steps\n"
+"                         and continues; Ctrl-C stops it again, detach lets\n"
+"                         it run on, kill ends perch (status 130). See\n"
+"                         README.md, \"gdb\"\n"
+"  --gdb-wait             with --gdb: hold the guest at its first instruction\n"
+"                         (the kernel's entry) until gdb lets it go on\n"
 "  --stats                when the guest ends, print to stderr hypercalls by\n"
 "                         kind, Switcher (ring-0) visits by reason and their\n"
 "                         ring-0 instructions, events the Host took at CPL3,\n"
@@ -279,6 +290,8 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "no-guest-isolation", no_argument, NULL, 'I' },
         { "no-sandbox", no_argument, NULL, 'Z' },
         { "small-disk-requests", no_argument, NULL, 'B' },
+        { "gdb", required_argument, NULL, 'g' },
+        { "gdb-wait", no_argument, NULL, 'W' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -312,6 +325,8 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'I': o->no_guest_isolation = true; break;
         case 'Z': o->no_sandbox = true; break;
         case 'B': o->small_disk_requests = true; break;
+        case 'g': if (gdb_option_parse(optarg, &o->gdb_port, e)) return -1; break;
+        case 'W': o->gdb_wait = true; break;
         case 'h': o->command = CMD_HELP; return 0;
         case ':':
             if (is_long_option(argv[optind - 1]))
@@ -331,6 +346,9 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
     if (o->initrd && o->cmd)
         return fail(e, "--initrd and -- CMD cannot be used together: the "
                        "command runs from perch's own initramfs");
+    if (o->gdb_wait && !o->gdb_port)
+        return fail(e, "--gdb-wait needs --gdb PORT: nothing else could let "
+                       "the guest go on");
     return check_root(o, e);
 }
 

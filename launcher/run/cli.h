@@ -35,6 +35,8 @@ struct options {
     unsigned nr_disks;
     const char *root;          /* --root DEV: boot the disk's own init */
     struct net_option net;     /* --net; kind NET_NONE when absent */
+    uint16_t gdb_port;         /* --gdb: 0 when absent */
+    bool gdb_wait;             /* --gdb-wait: hold the guest for gdb */
     char **cmd;                /* after `--`: run in the guest; NULL: a shell */
     int cmd_argc;
     char **bench_args;         /* `perch bench`'s (or image's) words, parsed

@@ -30,6 +30,7 @@
 #include "../boot/initramfs.h"
 #include "../boot/kernel_image.h"
 #include "../vm/kvm.h"
+#include "../gdb/gdb.h"
 #include "../vm/lines.h"
 #include "../net/net_link.h"
 #include "vcpu_loop.h"
@@ -56,6 +57,8 @@ struct launch {
     struct default_guest guest;   /* perch's cache, when used */
     const struct launch_io *io;   /* NULL: a person at the console */
     struct run_stats *stats;      /* the running guest's exit counts */
+    struct gdb gdb;               /* --gdb's server, listening before the VM */
+    bool has_gdb;
 };
 
 /* With no KERNEL: Debian's cloud kernel from perch's cache (fetched once). */
@@ -232,6 +235,8 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     l->hole.shared->boot.no_guest_isolation = o->no_guest_isolation;
     l->hole.shared->boot.console_port = PERCH_CONSOLE_PORT;
     l->hole.shared->boot.xenstore_port = has_devices(l) ? PERCH_XENSTORE_PORT : 0;
+    if (l->has_gdb)
+        gdb_prepare(&l->gdb, l->hole.shared, &l->vm, &l->gm);
     if (kvm_vm_create(&l->vm, &l->gm, e) ||
         kvm_doorbell(&l->vm, l->hole.doorbell_gpa + PERCH_CONSOLE_DOORBELL,
                      &l->doorbell_fd, e) ||
@@ -350,20 +355,36 @@ static int stop_devices(struct launch *l, int status, struct error *e)
     return status;
 }
 
+/* The run is over for gdb too: a gdb that waits hears the status perch
+ * will exit with (the command's, for -- CMD). */
+static void stop_gdb(struct run_phase *p, int status)
+{
+    if (!p->l->has_gdb)
+        return;
+    if (status == STATUS_POWEROFF && !atomic_load(&p->console.quit) &&
+        console_exit_status(&p->console) >= 0)
+        status = console_exit_status(&p->console);
+    gdb_end(&p->l->gdb, status);
+}
+
 static int run_guest(struct run_phase *p)
 {
     int status;
 
     if (start_console(p->l, &p->console, p->sandbox, &p->e))
         return STATUS_ERROR;
-    if (start_devices(p->l, p->sandbox, &p->e) ||
+    if ((p->l->has_gdb && gdb_start(&p->l->gdb, p->sandbox, &p->e)) ||
+        start_devices(p->l, p->sandbox, &p->e) ||
         (p->sandbox && sandbox_enter(0, &p->e))) {
+        stop_gdb(p, STATUS_ERROR);
         stop_devices(p->l, STATUS_ERROR, &p->e);
         console_stop(&p->console);
         return STATUS_ERROR;
     }
     p->run.devices = p->l->devices;
+    p->run.gdb = p->l->has_gdb ? &p->l->gdb : NULL;
     status = guest_run(&p->run, &p->e);
+    stop_gdb(p, status);
     status = stop_devices(p->l, status, &p->e);
     /* A ring the guest corrupted on its way out still breaks the rules. */
     if (console_stop(&p->console) && status != STATUS_GUEST_STOPPED) {
@@ -429,6 +450,8 @@ static void say_where(const struct launch *l, const char *kernel_path,
 
 static void release(struct launch *l)
 {
+    if (l->has_gdb)
+        gdb_release(&l->gdb);
     kvm_vm_destroy(&l->vm);
     if (l->doorbell_fd >= 0)
         close(l->doorbell_fd);
@@ -462,6 +485,14 @@ int launch_with(const struct options *o, const struct launch_io *io,
     l.stats = &p.run.stats;
     l.vm.kvm_fd = l.vm.vm_fd = l.vm.vcpu_fd = -1;
     sigaction(SIGPIPE, NULL, &old_pipe);   /* restored at the end */
+    /* First: a port in use is a mistake on the command line. */
+    if (o->gdb_port) {
+        l.has_gdb = true;
+        if (gdb_listen(&l.gdb, o->gdb_port, o->gdb_wait, e)) {
+            status = STATUS_USAGE;
+            goto out;
+        }
+    }
     if (choose_kernel(&l, o, &chosen, e) || load_files(&l, &chosen, e) ||
         build_memory(&l, &chosen, e) || start_vm(&l, &chosen, e))
         goto out;

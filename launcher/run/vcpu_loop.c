@@ -12,6 +12,7 @@ const char *const exit_kind_names[EXIT_KIND_COUNT] = {
     [EXIT_REQUEST_CONSOLE] = "console ring full",
     [EXIT_REQUEST_FATAL] = "guest stopped by the Host",
     [EXIT_REQUEST_PING] = "perch_op launcher round trip",
+    [EXIT_REQUEST_GDB] = "stopped for gdb",
     [EXIT_RING0_FATAL] = "ring-0 fatal (NMI, #DF, #MC)",
     [EXIT_SIGNAL] = "signal",
     [EXIT_OTHER] = "other",
@@ -70,6 +71,40 @@ static int shutdown_status(uint64_t reason, struct error *e)
     }
 }
 
+static int threads_verdict(struct guest_run *r, struct error *e);
+
+/* The guest stopped for gdb: the vCPU waits here until gdb lets it go on.
+ * A signal or a guest-facing thread's verdict still ends the run. */
+static int stopped_for_gdb(struct guest_run *r, uint64_t why, struct error *e)
+{
+    r->stats.exits[EXIT_REQUEST_GDB]++;
+    if (!r->gdb) {
+        fail(e, "guest stopped: a stop for gdb without --gdb");
+        return STATUS_GUEST_STOPPED;
+    }
+    for (;;) {
+        int status;
+
+        /* The number is the guest's to forge: only the two signals. */
+        switch (gdb_stopped(r->gdb, why == PERCH_GDB_STOP_INT ? PERCH_GDB_STOP_INT
+                                                              : PERCH_GDB_STOP_TRAP)) {
+        case GDB_GO_ON:
+            return -1;
+        case GDB_END_RUN:
+            fail(e, "stopped by gdb (kill)");
+            return STATUS_INTERRUPTED;
+        case GDB_INTERRUPTED:
+            if (stop_signal) {
+                fail(e, "stopped by %s", strsignal(stop_signal));
+                return STATUS_INTERRUPTED;
+            }
+            status = threads_verdict(r, e);
+            if (status >= 0)
+                return status;
+        }
+    }
+}
+
 /* The Host asked for something through the EXIT gate. Returns -1 to keep
  * running, else the exit status. */
 static int handle_request(struct guest_run *r, struct error *e)
@@ -96,6 +131,8 @@ static int handle_request(struct guest_run *r, struct error *e)
     case PERCH_REQ_PING:
         r->stats.exits[EXIT_REQUEST_PING]++;
         return -1;
+    case PERCH_REQ_GDB:
+        return stopped_for_gdb(r, sh->request.arg[0], e);
     case PERCH_REQ_FATAL:
         r->stats.exits[EXIT_REQUEST_FATAL]++;
         copy_message(msg, sizeof(msg), sh->request.message);

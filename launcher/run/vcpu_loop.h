@@ -11,6 +11,7 @@
 #include "../console/console.h"
 #include "../symbols/crash_line.h"
 #include "devices.h"
+#include "../gdb/gdb.h"
 #include "../base/error.h"
 #include "../vm/hole.h"
 #include "../vm/kvm.h"
@@ -20,6 +21,7 @@ enum exit_kind {
     EXIT_REQUEST_CONSOLE,
     EXIT_REQUEST_FATAL,
     EXIT_REQUEST_PING,
+    EXIT_REQUEST_GDB,
     EXIT_RING0_FATAL,
     EXIT_SIGNAL,
     EXIT_OTHER,
@@ -36,6 +38,7 @@ struct guest_run {
     struct hole *hole;
     struct console *console;
     struct devices *devices;   /* NULL: none */
+    struct gdb *gdb;           /* --gdb's server; NULL: none */
     struct run_stats stats;
     struct guest_where where;  /* where it stopped, for the crash line */
 };

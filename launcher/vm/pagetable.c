@@ -33,3 +33,27 @@ int pt_map(struct guest_memory *gm, uint64_t l4_mfn, uint64_t va, int level,
     table[pt_index(va, level)] = entry;
     return 0;
 }
+
+static bool is_guest_frame(const struct guest_memory *gm, uint64_t mfn)
+{
+    return mfn >= gm->guest_mfn_base && gm_pfn_valid(gm, mfn - gm->guest_mfn_base);
+}
+
+uint64_t pt_guest_lookup(const struct guest_memory *gm, uint64_t l4_mfn, uint64_t va)
+{
+    uint64_t mfn = l4_mfn;
+
+    for (int level = 4; level >= 1; level--) {
+        const volatile uint64_t *table;
+        uint64_t entry;
+
+        if (!is_guest_frame(gm, mfn))
+            return INVALID_MFN;
+        table = gm_frame(gm, mfn);
+        entry = table[pt_index(va, level)];
+        if (!(entry & PTE_P) || (level > 1 && (entry & PTE_PS)))
+            return INVALID_MFN;
+        mfn = (entry & PTE_ADDR_MASK) >> PAGE_SHIFT;
+    }
+    return is_guest_frame(gm, mfn) ? mfn : INVALID_MFN;
+}

@@ -25,6 +25,18 @@ typedef uint64_t (*pt_alloc_fn)(void *ctx);
 int pt_map(struct guest_memory *gm, uint64_t l4_mfn, uint64_t va, int level,
            uint64_t entry, pt_alloc_fn alloc, void *ctx);
 
+/*
+ * Read a tree the guest built (a debugger's view of its memory): the
+ * machine frame that `va` maps to under the L4 at machine frame `l4_mfn`,
+ * or INVALID_MFN. Every table and the page itself must be a frame of the
+ * guest's own (never perch's private ones, which include the hole's
+ * tables), each entry present and no superpage (the Host never accepts
+ * one). The guest may change the tree at any time: only walk it while
+ * the vCPU is stopped, and take the answer as a frame inside guest RAM,
+ * no more.
+ */
+uint64_t pt_guest_lookup(const struct guest_memory *gm, uint64_t l4_mfn, uint64_t va);
+
 /* Index of `va` in its table at `level` (4 = L4 ... 1 = L1). */
 static inline unsigned pt_index(uint64_t va, int level)
 {

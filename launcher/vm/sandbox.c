@@ -80,6 +80,9 @@ static const unsigned slirp_ioctls[] = {
     FIONREAD,       /* a UDP datagram's size */
     SIOCGIFINDEX,   /* if_nametoindex(), for a resolver "fe80::1%eth0" */
 };
+/* SANDBOX_GDB: a client on the socket --gdb listens on. */
+static const unsigned gdb_calls[] = { __NR_accept4 };
+
 /* socket() only for the Internet: an AF_UNIX or AF_NETLINK socket is
  * refused with EAFNOSUPPORT (glibc's if_nametoindex tries them first). */
 static const unsigned slirp_families[] = { AF_INET, AF_INET6 };
@@ -92,7 +95,7 @@ static const unsigned slirp_families[] = { AF_INET, AF_INET6 };
 #define PROG_MAX  (4 + (3 + 2 * (COUNT(allowed_ioctls) + COUNT(slirp_ioctls))) + \
                    5 * COUNT(allowed_unless_exec) + 5 + \
                    (3 + 2 * COUNT(slirp_families)) + \
-                   2 * (COUNT(allowed_calls) + COUNT(slirp_calls)) + 1)
+                   2 * (COUNT(allowed_calls) + COUNT(slirp_calls) + COUNT(gdb_calls)) + 1)
 
 #define LOAD(field) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, \
                              offsetof(struct seccomp_data, field))
@@ -181,6 +184,8 @@ static void build(struct program *p, unsigned extra, bool files_confined)
         allow_unless(p, allowed_unless_exec[i], PROT_EXEC);
     if (extra & SANDBOX_SLIRP)
         slirp_block(p, files_confined);
+    for (size_t i = 0; extra & SANDBOX_GDB && i < COUNT(gdb_calls); i++)
+        return_if(p, gdb_calls[i], SECCOMP_RET_ALLOW);
     for (size_t i = 0; i < COUNT(allowed_calls); i++)
         return_if(p, allowed_calls[i], SECCOMP_RET_ALLOW);
     emit(p, (struct sock_filter)RET(SECCOMP_RET_TRAP));

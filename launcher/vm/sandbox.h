@@ -22,6 +22,9 @@ enum sandbox_extra {
      * read of /etc/resolv.conf for the guest's DNS (sandbox.c says how
      * reading stays limited to that file). */
     SANDBOX_SLIRP = 1 << 0,
+    /* --gdb's thread: accept4 on its listening socket, made before the
+     * sandbox (no bind or listen). */
+    SANDBOX_GDB = 1 << 1,
 };
 
 /* Confine the calling thread (and any thread it starts later), allowing

@@ -1,0 +1,99 @@
+/*
+ * --gdb: a GDB remote-protocol server for the guest, as QEMU's -s -S.
+ *
+ * The listening socket (127.0.0.1 only) is made before the VM, so a port
+ * in use is a command-line error. A thread of its own (confined like the
+ * console's) owns the connection. The guest stops only where the Host
+ * holds its registers (host/gdb.c): the gdb thread asks for a stop
+ * through perch_shared.gdb.stop and a kick, and the Host makes a
+ * PERCH_REQ_GDB request; the vCPU thread then hands the stop to the gdb
+ * thread (gdb_stopped) and waits in the Launcher until gdb lets the guest
+ * go on. While stopped the gdb thread reads and writes the registers the
+ * Host saved and guest memory through the guest's own page tables.
+ */
+#ifndef PERCH_GDB_H
+#define PERCH_GDB_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../abi/layout.h"
+#include "../base/error.h"
+#include "../vm/confined_thread.h"
+#include "../vm/kvm.h"
+#include "gdb_commands.h"
+#include "gdb_target.h"
+
+enum gdb_state {
+    GDB_RUNNING,      /* the guest runs */
+    GDB_STOPPING,     /* a stop is asked for and not yet there */
+    GDB_STOPPED,      /* the vCPU waits in gdb_stopped() */
+    GDB_ENDED,        /* the run is over */
+};
+
+/* What gdb_stopped() tells the vCPU loop. */
+enum gdb_verdict {
+    GDB_GO_ON,        /* resume the vCPU */
+    GDB_END_RUN,      /* gdb killed the guest: perch exits */
+    GDB_INTERRUPTED,  /* a signal came: look at it, then call again */
+};
+
+struct gdb {
+    int listen_fd;
+    int wake_fd;              /* eventfd: the vCPU thread to the gdb thread */
+    int resume_fd;            /* eventfd: the gdb thread to the vCPU thread */
+    bool wait;                /* --gdb-wait: hold the guest for the first client */
+    struct kvm_vm *vm;
+    struct perch_shared *shared;
+    struct confined_thread thread;
+    bool started;
+
+    pthread_mutex_t lock;     /* state, why, killed */
+    enum gdb_state state;
+    uint32_t why;             /* the stop's PERCH_GDB_STOP_* */
+    bool killed;
+    int exit_status;          /* at GDB_ENDED */
+
+    /* The gdb thread's own. */
+    int conn_fd;              /* -1: no client */
+    bool taken;               /* this stop's registers are in target */
+    bool reply_due;           /* the client waits for a stop reply */
+    bool no_ack;              /* QStartNoAckMode */
+    bool complained;          /* one line per client about bad input */
+    struct gdb_target target;
+    char in[GDB_PACKET_MAX];  /* the packet being read */
+    size_t in_len;
+    int in_phase;             /* 0 between packets, 1 data, 2-3 checksum */
+    bool in_overflow, in_bad_digit;
+    uint8_t in_sum, in_check;
+    struct gdb_reply reply;
+};
+
+/* --gdb's value, [127.0.0.1:|localhost:]PORT, into a port 1-65535. */
+int gdb_option_parse(const char *s, uint16_t *port, struct error *e);
+
+/* Listen on 127.0.0.1:port; -1 with e (a port in use, say). g->wait is
+ * --gdb-wait. */
+int gdb_listen(struct gdb *g, uint16_t port, bool wait, struct error *e);
+
+/* Before the vCPU first runs: tell the Host (boot.gdb) and, for
+ * --gdb-wait, ask for the stop at the guest's first instruction. */
+void gdb_prepare(struct gdb *g, struct perch_shared *shared, struct kvm_vm *vm,
+                 struct guest_memory *gm);
+
+/* Start the gdb thread (confined unless !sandbox). */
+int gdb_start(struct gdb *g, bool sandbox, struct error *e);
+
+/* On the vCPU thread, at PERCH_REQ_GDB: the guest stopped with `why`;
+ * returns when gdb lets it go on, kills it, or a signal comes. */
+enum gdb_verdict gdb_stopped(struct gdb *g, uint32_t why);
+
+/* On the vCPU thread, once the run is over (status: perch's exit status):
+ * a client that waits hears that the guest exited; the thread ends. */
+void gdb_end(struct gdb *g, int status);
+
+/* Close the sockets (after gdb_end, or when the run never started). */
+void gdb_release(struct gdb *g);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * What gdb looks at while the guest is stopped for it: the registers the
+ * Host saved (a copy, written back when the guest goes on), guest memory
+ * through the guest's own page tables, and software breakpoints (int3 in
+ * guest text, the original byte kept here).
+ */
+#ifndef PERCH_GDB_TARGET_H
+#define PERCH_GDB_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../abi/layout.h"
+#include "../vm/guest_memory.h"
+
+/* gdb's amd64 registers without a target description: rax ... r15, rip,
+ * eflags, cs, ss, ds, es, fs, gs (the g packet's 164 bytes). */
+#define GDB_NR_REGS 24
+
+struct gdb_breakpoint {
+    uint64_t va;
+    uint64_t maddr;       /* where the int3 went: restored there */
+    uint8_t original;
+    bool used;
+};
+
+struct gdb_target {
+    struct perch_shared *shared;
+    struct guest_memory *gm;
+    struct perch_gdb_regs regs;    /* taken at the stop */
+    bool regs_changed;
+    struct gdb_breakpoint bp[PERCH_GDB_BREAKPOINTS];
+};
+
+/* The guest has stopped: take its registers. */
+void gdb_target_stopped(struct gdb_target *t);
+
+/* Let it go on (PERCH_GDB_CONTINUE or _STEP), with gdb's register changes. */
+void gdb_target_resume(struct gdb_target *t, uint64_t how);
+
+/* Register n (gdb's numbering) into out, little-endian; returns its size
+ * in bytes, 0 for a register perch does not have. */
+size_t gdb_target_get_reg(const struct gdb_target *t, unsigned n, uint8_t out[8]);
+
+/* Set register n from size bytes; -1 for one perch does not have or a
+ * wrong size. */
+int gdb_target_set_reg(struct gdb_target *t, unsigned n, const uint8_t *in, size_t size);
+
+/* Copy guest memory at va: returns the bytes done from the start, which
+ * stop at the first page that is not the guest's (unmapped, Xen's hole,
+ * perch's). Reads show the original bytes under breakpoints. */
+size_t gdb_target_read(const struct gdb_target *t, uint64_t va, uint8_t *out, size_t len);
+size_t gdb_target_write(struct gdb_target *t, uint64_t va, const uint8_t *in, size_t len);
+
+/* Software breakpoints: 0, or -1 (no such page, table full, none there). */
+int gdb_target_insert(struct gdb_target *t, uint64_t va);
+int gdb_target_remove(struct gdb_target *t, uint64_t va);
+
+/* Every breakpoint out again (detach, a lost connection). */
+void gdb_target_remove_all(struct gdb_target *t);
+
+#endif

@@ -1,0 +1,129 @@
+# perch run --gdb: a real gdb (batch mode) against Debian's kernel held at
+# its first instruction by --gdb-wait: registers, memory, a breakpoint in
+# a function the guest's command calls, a step, and the command then
+# finishing with its own output and status. Then a client that speaks the
+# protocol badly (tests/guests/gdb_client.py): perch says at most one line,
+# never crashes, and the guest's command still ends as it would.
+. tests/lib.sh
+
+if ! command -v gdb >/dev/null; then
+    echo "SKIP gdb: no gdb (apt-get install gdb)"
+    exit 0
+fi
+
+# A port of our own, and no perch of ours left behind whatever happens.
+PORT=$((20000 + $$ % 10000))
+PIDS=
+trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
+
+# Symbols from the guest itself: a PV kernel is not relocated, so the
+# addresses hold for every run of the same kernel.
+timeout 60 "$PERCH" run -- /bin/sh -c \
+    "grep -E ' (startup_xen|do_sys_openat2|__x64_sys_getpid)\$' /proc/kallsyms" \
+    >"$TMP/syms.out" 2>"$TMP/syms.err" </dev/null
+if grep -q "cannot fetch Debian's cloud kernel" "$TMP/syms.err"; then
+    echo "SKIP gdb: $(grep -m1 '^perch: ' "$TMP/syms.err")"
+    exit 0
+fi
+tr -d '\r' <"$TMP/syms.out" >"$TMP/syms"
+sym() { grep -a " $1\$" "$TMP/syms" | head -1 | cut -d' ' -f1; }
+ENTRY=$(sym startup_xen)
+OPENAT=$(sym do_sys_openat2)
+GETPID=$(sym __x64_sys_getpid)
+if [ -n "$ENTRY" ] && [ -n "$OPENAT" ] && [ -n "$GETPID" ] && [ "$OPENAT" != 0000000000000000 ]; then
+    pass gdb/kallsyms
+else
+    fail gdb/kallsyms "no addresses in the guest's /proc/kallsyms: $(head -c 300 "$TMP/syms.out")"
+    exit 0
+fi
+
+# start_perch NAME ARGS...: perch run ARGS in the background (pid in $PERCH_PID)
+# and wait until its port listens.
+start_perch() {
+    local name=$1 i
+    shift
+    timeout 60 "$PERCH" run "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null &
+    PERCH_PID=$!
+    PIDS="$PIDS $PERCH_PID"
+    for i in $(seq 50); do
+        ss -ltn 2>/dev/null | grep -q "127.0.0.1:$PORT " && return 0
+        kill -0 "$PERCH_PID" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
+# wait_perch: its exit status in $status.
+wait_perch() {
+    wait "$PERCH_PID"
+    status=$?
+}
+
+# --- a gdb session ---
+cat >"$TMP/session.gdb" <<EOF
+set architecture i386:x86-64
+set pagination off
+target remote 127.0.0.1:$PORT
+echo @first\n
+info registers rip
+echo @entry_bytes\n
+x/4bx \$pc
+break *0x$OPENAT
+continue
+echo @at_break\n
+info registers rip
+echo @bytes\n
+x/4bx \$pc
+stepi
+echo @stepped\n
+info registers rip
+delete
+continue
+EOF
+start_perch session --gdb "$PORT" --gdb-wait -- /bin/sh -c 'cat /proc/version; echo session-done; exit 7' ||
+    fail gdb/listens "perch did not listen on 127.0.0.1:$PORT: $(head -c 300 "$TMP/session.err")"
+timeout 50 gdb -batch -nx -x "$TMP/session.gdb" >"$TMP/gdb.out" 2>&1 </dev/null
+gdb_status=$?
+wait_perch
+# section NAME: the lines gdb printed after "@NAME".
+section() { sed -n "/^@$1\$/,/^@/p" "$TMP/gdb.out" | grep -v '^@'; }
+
+if [ "$gdb_status" -eq 0 ]; then pass gdb/batch_ends; else fail gdb/batch_ends "gdb status $gdb_status: $(tail -c 300 "$TMP/gdb.out")"; fi
+if section first | grep -Eq "^rip +0x$ENTRY "; then
+    pass gdb/held_at_first_instruction
+else
+    fail gdb/held_at_first_instruction "want rip 0x$ENTRY (startup_xen), got: $(section first | head -c 200)"
+fi
+# startup_xen begins with cld (fc).
+if section entry_bytes | grep -Eq "^0x$ENTRY:[[:space:]]+0xfc"; then
+    pass gdb/reads_kernel_text
+else
+    fail gdb/reads_kernel_text "$(section entry_bytes | head -c 200)"
+fi
+if grep -Eq "^Breakpoint 1, 0x0*$OPENAT in" "$TMP/gdb.out" && section at_break | grep -Eq "^rip +0x$OPENAT "; then
+    pass gdb/breakpoint_hit
+else
+    fail gdb/breakpoint_hit "want a stop at 0x$OPENAT (do_sys_openat2): $(section at_break | head -c 200)"
+fi
+# gdb shows the original byte, not the int3 under it.
+bytes=$(section bytes | grep -E "^0x$OPENAT:" | head -1)
+if [ -n "$bytes" ] && ! printf '%s' "$bytes" | grep -Eq ":[[:space:]]+0xcc"; then
+    pass gdb/memory_at_breakpoint
+else
+    fail gdb/memory_at_breakpoint "x/4bx gave '$bytes'"
+fi
+stepped=$(section stepped | sed -n 's/^rip \+\(0x[0-9a-f]*\) .*/\1/p')
+if [ -n "$stepped" ] && [ "$stepped" != "0x$OPENAT" ]; then
+    pass gdb/stepi_moves
+else
+    fail gdb/stepi_moves "rip after stepi: '${stepped:-none}', the breakpoint was 0x$OPENAT"
+fi
+if grep -q 'exited with code 07' "$TMP/gdb.out"; then
+    pass gdb/hears_the_exit
+else
+    fail gdb/hears_the_exit "$(tail -c 200 "$TMP/gdb.out")"
+fi
+expect_status session 7
+expect_line session out '^Linux version '
+expect_line session out '^session-done'
+if [ ! -s "$TMP/session.err" ]; then pass session/quiet; else fail session/quiet "$(head -c 300 "$TMP/session.err")"; fi
