@@ -52,6 +52,7 @@ struct gdb {
     pthread_mutex_t lock;     /* state, why, killed */
     enum gdb_state state;
     uint32_t why;             /* the stop's PERCH_GDB_STOP_* */
+    uint32_t asked;           /* what a stop perch asked for is to gdb */
     bool killed;
     int exit_status;          /* at GDB_ENDED */
 

@@ -90,6 +90,7 @@ void gdb_prepare(struct gdb *g, struct perch_shared *shared, struct kvm_vm *vm,
     g->target.gm = gm;
     shared->boot.gdb = 1;
     g->state = g->wait ? GDB_STOPPING : GDB_RUNNING;
+    g->asked = PERCH_GDB_STOP_TRAP;
     shared->gdb.stop = g->wait;
 }
 
@@ -193,11 +194,14 @@ static void kick(struct gdb *g)
     lines_raise(g->shared, g->vm, PERCH_LINE_CONSOLE);
 }
 
-static void ask_stop(struct gdb *g)
+/* why: what gdb hears for this stop (PERCH_GDB_STOP_*). As QEMU: a
+ * SIGINT for Ctrl-C, a SIGTRAP for the stop at attach. */
+static void ask_stop(struct gdb *g, uint32_t why)
 {
     pthread_mutex_lock(&g->lock);
     if (g->state == GDB_RUNNING) {
         g->state = GDB_STOPPING;
+        g->asked = why;
         kick(g);
     }
     pthread_mutex_unlock(&g->lock);
@@ -275,6 +279,8 @@ static void take_stop(struct gdb *g)
     uint32_t why;
 
     pthread_mutex_lock(&g->lock);
+    if (g->why == PERCH_GDB_STOP_INT)   /* the stop perch asked for */
+        g->why = g->asked;
     why = g->why;
     pthread_mutex_unlock(&g->lock);
     gdb_target_stopped(&g->target);
@@ -310,7 +316,7 @@ static void accept_client(struct gdb *g)
     g->no_ack = g->complained = false;
     g->in_phase = 0;
     g->wait = false;   /* the first client has come: held no longer for one */
-    ask_stop(g);       /* as QEMU: gdb finds the guest stopped */
+    ask_stop(g, PERCH_GDB_STOP_TRAP);   /* as QEMU: gdb finds the guest stopped */
 }
 
 static void act(struct gdb *g, enum gdb_action a)
@@ -396,7 +402,7 @@ static void take_byte(struct gdb *g, char c)
             g->in_overflow = g->in_bad_digit = false;
         } else if (c == 0x03) {
             g->reply_due = g->reply_due || state_of(g) != GDB_STOPPED;
-            ask_stop(g);
+            ask_stop(g, PERCH_GDB_STOP_INT);
         } else if (c != '+' && c != '-') {
             complain(g, "bytes outside a packet ignored");
         }

@@ -127,3 +127,28 @@ expect_status session 7
 expect_line session out '^Linux version '
 expect_line session out '^session-done'
 if [ ! -s "$TMP/session.err" ]; then pass session/quiet; else fail session/quiet "$(head -c 300 "$TMP/session.err")"; fi
+
+# --- a client that speaks the protocol badly, then detaches ---
+start_perch hostile --gdb "127.0.0.1:$PORT" --gdb-wait -- /bin/sh -c 'cat /proc/version; echo hostile-done; exit 5' ||
+    fail hostile/listens "$(head -c 300 "$TMP/hostile.err")"
+timeout 40 python3 tests/guests/gdb_client.py "$PORT" hostile "$OPENAT"
+wait_perch
+expect_status hostile 5
+expect_line hostile out '^Linux version '
+expect_line hostile out '^hostile-done'
+# At most one line, and only perch's word on the client.
+if [ "$(wc -l <"$TMP/hostile.err")" -le 1 ] && ! grep -qv '^perch: gdb: ' "$TMP/hostile.err"; then
+    pass hostile/at_most_one_line
+else
+    fail hostile/at_most_one_line "stderr: $(head -c 400 "$TMP/hostile.err")"
+fi
+
+# --- attach to a running guest, Ctrl-C, kill ---
+start_perch interrupt --gdb "$PORT" -- /bin/sh -c 'sleep 30; echo not-killed' ||
+    fail interrupt/listens "$(head -c 300 "$TMP/interrupt.err")"
+sleep 1   # let it boot some way: the stop must find it running or idle
+timeout 40 python3 tests/guests/gdb_client.py "$PORT" interrupt
+wait_perch
+expect_status interrupt 130
+expect_line interrupt err '^perch: stopped by gdb \(kill\)$'
+if grep -q not-killed "$TMP/interrupt.out"; then fail interrupt/killed "the guest ran on"; else pass interrupt/killed; fi
