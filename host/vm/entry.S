@@ -28,7 +28,7 @@
 /* tour syscall.7: the guest kernel's iret is a hypercall: `syscall` at CPL3 jumps here, no trap */
 /* tour multicall.1: every hypercall arrives here the same way: registers saved, host_hypercall */
 host_syscall_entry:
-    mov %rsp, guest_rsp_at_syscall(%rip)
+    mov %rsp, guest_rsp_at_syscall(%rip)   /* 7 bytes: host/gdb.c steps past it */
     lea host_stack_top(%rip), %rsp
     pushq $2                        /* clear DF, AC and TF for the C code; */
     popfq                           /* IF is not CPL3's to change */

@@ -19,7 +19,7 @@ trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
 # Symbols from the guest itself: a PV kernel is not relocated, so the
 # addresses hold for every run of the same kernel.
 timeout 60 "$PERCH" run -- /bin/sh -c \
-    "grep -E ' (startup_xen|do_sys_openat2|__x64_sys_getpid)\$' /proc/kallsyms" \
+    "grep -E ' (startup_xen|do_sys_openat2|__x64_sys_getpid|xen_hypercall_pv)\$' /proc/kallsyms" \
     >"$TMP/syms.out" 2>"$TMP/syms.err" </dev/null
 if grep -q "cannot fetch Debian's cloud kernel" "$TMP/syms.err"; then
     echo "SKIP gdb: $(grep -m1 '^perch: ' "$TMP/syms.err")"
@@ -30,7 +30,8 @@ sym() { grep -a " $1\$" "$TMP/syms" | head -1 | cut -d' ' -f1; }
 ENTRY=$(sym startup_xen)
 OPENAT=$(sym do_sys_openat2)
 GETPID=$(sym __x64_sys_getpid)
-if [ -n "$ENTRY" ] && [ -n "$OPENAT" ] && [ -n "$GETPID" ] && [ "$OPENAT" != 0000000000000000 ]; then
+HYPERCALL=$(sym xen_hypercall_pv)
+if [ -n "$ENTRY" ] && [ -n "$OPENAT" ] && [ -n "$GETPID" ] && [ -n "$HYPERCALL" ] && [ "$OPENAT" != 0000000000000000 ]; then
     pass gdb/kallsyms
 else
     fail gdb/kallsyms "no addresses in the guest's /proc/kallsyms: $(head -c 300 "$TMP/syms.out")"
@@ -127,6 +128,39 @@ expect_status session 7
 expect_line session out '^Linux version '
 expect_line session out '^session-done'
 if [ ! -s "$TMP/session.err" ]; then pass session/quiet; else fail session/quiet "$(head -c 300 "$TMP/session.err")"; fi
+
+# --- a step over a hypercall: xen_hypercall_pv is push rcx; push r11;
+# syscall; pop r11 ...; the step of its `syscall` makes the hypercall and
+# stops after it. With and without DPL3 gates (the #DB and #BP then come
+# through the Switcher). ---
+SYSCALL_AT=$(printf '%x' $((0x$HYPERCALL + 3)))
+AFTER=$(printf '%x' $((0x$HYPERCALL + 5)))
+cat >"$TMP/hypercall.gdb" <<EOF
+set architecture i386:x86-64
+target remote 127.0.0.1:$PORT
+break *0x$SYSCALL_AT
+continue
+echo @insn\n
+x/i \$pc
+stepi
+echo @after\n
+info registers rip
+delete
+continue
+EOF
+for opts in "" --no-cpl3-events; do
+    name=hypercall_step${opts//-/_}
+    start_perch "$name" --gdb "$PORT" --gdb-wait $opts -- /bin/true ||
+        fail "$name/listens" "$(head -c 300 "$TMP/$name.err")"
+    timeout 50 gdb -batch -nx -x "$TMP/hypercall.gdb" >"$TMP/gdb.out" 2>&1 </dev/null
+    wait_perch
+    if section insn | grep -q "0x$SYSCALL_AT:[[:space:]]*syscall" && section after | grep -Eq "^rip +0x$AFTER "; then
+        pass "$name/stops_after_the_hypercall"
+    else
+        fail "$name/stops_after_the_hypercall" "$(grep -v '^warning\|^determining' "$TMP/gdb.out" | head -c 400)"
+    fi
+    expect_status "$name" 0
+done
 
 # --- a client that speaks the protocol badly, then detaches ---
 start_perch hostile --gdb "127.0.0.1:$PORT" --gdb-wait -- /bin/sh -c 'cat /proc/version; echo hostile-done; exit 5' ||
