@@ -1,0 +1,323 @@
+/*
+ * Unit tests of --gdb's packets and target (launcher/gdb/gdb_commands.c,
+ * gdb_target.c) on a guest memory built here: reads through the guest's
+ * own page tables only, never perch's frames, the hole or a superpage;
+ * breakpoints written and taken out again; registers; every number of a
+ * packet checked.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "../../abi/xen/xen.h"
+#include "../../launcher/gdb/gdb_commands.h"
+#include "../../launcher/gdb/gdb_target.h"
+#include "../../launcher/vm/pagetable.h"
+
+#define PRIVATE 8
+#define PAGES 16
+#define TEXT 0xffffffff81000000ull
+#define USER 0x405000ull   /* shares the tables, L1 slot 5 */
+
+static struct guest_memory gm;
+static struct perch_shared *shared;
+static struct gdb_target t;
+static struct gdb_reply r;
+
+static uint64_t *frame(uint64_t mfn)
+{
+    return gm_frame(&gm, mfn);
+}
+
+/* Guest frames: 0 L4, 1 L3, 2 L2, 3 L1, 4 and 5 text, 6 a page of data.
+ * TEXT maps frames 4 and 5, TEXT + 2 pages a private frame (forged),
+ * the next L2 slot is a superpage; USER (lower half) maps frame 6. */
+static void build(void)
+{
+    uint64_t base, l4, l3, l2, l1;
+
+    free(shared);
+    guest_memory_release(&gm);
+    CHECK(guest_memory_init(&gm, PRIVATE, PAGES) == 0);
+    base = gm.guest_mfn_base;
+    l4 = base, l3 = base + 1, l2 = base + 2, l1 = base + 3;
+    frame(l4)[pt_index(TEXT, 4)] = l3 << 12 | PTE_P;
+    frame(l3)[pt_index(TEXT, 3)] = l2 << 12 | PTE_P;
+    frame(l2)[pt_index(TEXT, 2)] = l1 << 12 | PTE_P;
+    frame(l2)[pt_index(TEXT, 2) + 1] = (base + 4) << 12 | PTE_P | PTE_PS;
+    frame(l1)[pt_index(TEXT, 1)] = (base + 4) << 12 | PTE_P;
+    frame(l1)[pt_index(TEXT, 1) + 1] = (base + 5) << 12 | PTE_P;
+    frame(l1)[pt_index(TEXT, 1) + 2] = 1ull << 12 | PTE_P;            /* perch's */
+    frame(l1)[pt_index(TEXT, 1) + 3] = (base + PAGES) << 12 | PTE_P;  /* past RAM */
+    frame(l4)[pt_index(USER, 4)] = l3 << 12 | PTE_P;
+    frame(l3)[pt_index(USER, 3)] = l2 << 12 | PTE_P;
+    frame(l2)[pt_index(USER, 2)] = l1 << 12 | PTE_P;
+    frame(l1)[pt_index(USER, 1)] = (base + 6) << 12 | PTE_P;
+    for (int i = 0; i < 4096; i++)
+        ((uint8_t *)frame(base + 4))[i] = (uint8_t)i;
+    memset(frame(1), 0xee, 4096);
+    shared = calloc(1, sizeof(*shared));
+    CHECK(shared);
+    memset(&t, 0, sizeof(t));
+    t.shared = shared;
+    t.gm = &gm;
+    shared->gdb.regs.kernel_cr3 = l4 << 12;
+    shared->gdb.regs.in_kernel = 1;
+    shared->gdb.regs.rip = TEXT + 0x10;
+    shared->gdb.regs.rax = 0x1122334455667788ull;
+    shared->gdb.regs.rflags = 0x246;
+    shared->gdb.regs.cs = 0xe033;
+    gdb_target_stopped(&t);
+}
+
+/* Send one packet (a string) and leave the reply in r. */
+static enum gdb_action ask(const char *pkt)
+{
+    return gdb_command(&t, PERCH_GDB_STOP_TRAP, pkt, strlen(pkt), &r);
+}
+
+static int reply_is(const char *want)
+{
+    return r.len == strlen(want) && !memcmp(r.data, want, r.len);
+}
+
+static void reads_guest_text(void)
+{
+    build();
+    ask("mffffffff81000010,4");
+    CHECK(reply_is("10111213"));
+    /* Across the page boundary into the next text frame. */
+    ask("mffffffff81000ffe,4");
+    CHECK(reply_is("feff0000"));
+}
+
+static void refuses_what_is_not_the_guests(void)
+{
+    static const char *const bad[] = {
+        "m0,4", "mffff808000000000,4", "mffff810000000000,4", "mffff800000000000,4",
+        "mffff87ffffffffff,1", "m800000000000,1", "mffff7fffffffffff,1",
+        "mffffffff81002000,4",   /* maps perch's private frame 1 */
+        "mffffffff81003000,4",   /* a frame past guest RAM */
+        "mffffffff81200000,4",   /* a superpage */
+        "mffffffff81004000,4",   /* not present */
+    };
+
+    build();
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ask(bad[i]);
+        CHECK(reply_is("E14"));
+    }
+    ask("Mffffffff81002000,1:00");
+    CHECK(reply_is("E14"));
+    CHECK(((uint8_t *)frame(1))[0] == 0xee);
+    ask("Z0,ffffffff81002000,1");
+    CHECK(reply_is("E14"));
+    CHECK(((uint8_t *)frame(1))[0] == 0xee);
+}
+
+/* A read that runs off the mapped text stops there: the part that was
+ * there comes back. */
+static void partial_read(void)
+{
+    build();
+    ask("mffffffff81001ffe,8");
+    CHECK(reply_is("0000"));   /* frame 5 is zeros; then perch's frame */
+}
+
+static void forged_cr3_reads_nothing(void)
+{
+    build();
+    t.regs.kernel_cr3 = 1ull << 12;   /* a perch-private frame */
+    ask("mffffffff81000010,4");
+    CHECK(reply_is("E14"));
+    t.regs.kernel_cr3 = ~0ull;
+    ask("mffffffff81000010,4");
+    CHECK(reply_is("E14"));
+}
+
+/* In user mode the lower half is the user L4's; none: the kernel's. */
+static void user_addresses(void)
+{
+    build();
+    ((uint8_t *)frame(gm.guest_mfn_base + 6))[0] = 0x5a;
+    ask("m405000,1");
+    CHECK(reply_is("5a"));
+    t.regs.in_kernel = 0;
+    t.regs.user_cr3 = 2ull << 12;     /* perch's: refused */
+    ask("m405000,1");
+    CHECK(reply_is("E14"));
+}
+
+static void huge_length_is_bounded(void)
+{
+    build();
+    ask("mffffffff81000000,ffffffffffffffff");
+    CHECK(r.len > 0 && r.len <= GDB_PACKET_MAX);
+    ask("mffffffff81000000,10000000000000000");   /* 17 digits */
+    CHECK(reply_is("E01"));
+    ask("mffffffff81000000");
+    CHECK(reply_is("E01"));
+    ask("m,4");
+    CHECK(reply_is("E01"));
+    ask("mffffffff81000000,4junk");
+    CHECK(reply_is("E01"));
+}
+
+static void breakpoints(void)
+{
+    uint8_t *text;
+
+    build();
+    text = (uint8_t *)frame(gm.guest_mfn_base + 4);
+    CHECK(ask("Z0,ffffffff81000010,1") == GDB_REPLY && reply_is("OK"));
+    CHECK(text[0x10] == 0xcc);
+    CHECK(shared->gdb.breakpoints[0] == TEXT + 0x10);
+    /* gdb sees the byte it knows. */
+    ask("mffffffff81000010,2");
+    CHECK(reply_is("1011"));
+    ask("Z0,ffffffff81000010,1");   /* twice: still one */
+    CHECK(reply_is("OK") && shared->gdb.breakpoints[1] == 0);
+    ask("Z0,ffffffff81000020,1");
+    CHECK(text[0x20] == 0xcc && shared->gdb.breakpoints[1] == TEXT + 0x20);
+    ask("z0,ffffffff81000010,1");
+    CHECK(reply_is("OK") && text[0x10] == 0x10 && shared->gdb.breakpoints[0] == 0);
+    ask("z0,ffffffff81000010,1");
+    CHECK(reply_is("E14"));
+    gdb_target_remove_all(&t);
+    CHECK(text[0x20] == 0x20 && shared->gdb.breakpoints[1] == 0);
+}
+
+/* The table fills up; a full one refuses, and nothing is written. */
+static void breakpoint_table_full(void)
+{
+    char pkt[64];
+    uint8_t *text;
+
+    build();
+    text = (uint8_t *)frame(gm.guest_mfn_base + 4);
+    for (unsigned i = 0; i < PERCH_GDB_BREAKPOINTS; i++) {
+        snprintf(pkt, sizeof(pkt), "Z0,%llx,1", TEXT + 0x100 + i);
+        ask(pkt);
+        CHECK(reply_is("OK"));
+    }
+    ask("Z0,ffffffff81000010,1");
+    CHECK(reply_is("E14") && text[0x10] == 0x10);
+    gdb_target_remove_all(&t);
+    CHECK(text[0x100] == 0x00 && text[0x13f] == 0x3f);
+}
+
+static void registers(void)
+{
+    build();
+    ask("g");
+    CHECK(r.len == 2 * (16 * 8 + 8 + 7 * 4));
+    CHECK(!memcmp(r.data, "8877665544332211", 16));
+    ask("p10");   /* rip */
+    CHECK(reply_is("1000008187ffffff") || reply_is("10000081ffffffff"));
+    ask("p11");   /* eflags, 4 bytes */
+    CHECK(reply_is("46020000"));
+    ask("p12");   /* cs */
+    CHECK(reply_is("33e00000"));
+    ask("P0=0100000000000000");
+    CHECK(reply_is("OK") && t.regs.rax == 1 && t.regs_changed);
+    ask("P0=01");
+    CHECK(reply_is("E00"));
+    ask("P99=0100000000000000");
+    CHECK(reply_is("E00"));
+    ask("p18");
+    CHECK(reply_is("E00"));
+    ask("p");
+    CHECK(reply_is("E01"));
+    ask("P11=00010000");   /* TF is the Host's to set */
+    CHECK(reply_is("OK") && t.regs.rflags == 0);
+}
+
+static void register_write_back(void)
+{
+    build();
+    ask("Pf=3412000000000000");
+    gdb_target_resume(&t, PERCH_GDB_STEP);
+    CHECK(shared->gdb.regs.r15 == 0x1234 && shared->gdb.regs_changed == 1);
+    CHECK(shared->gdb.resume == PERCH_GDB_STEP);
+    build();
+    gdb_target_resume(&t, PERCH_GDB_CONTINUE);
+    CHECK(shared->gdb.regs_changed == 0 && shared->gdb.resume == PERCH_GDB_CONTINUE);
+}
+
+static void resume_packets(void)
+{
+    build();
+    CHECK(ask("c") == GDB_CONTINUE);
+    CHECK(ask("s") == GDB_STEP);
+    CHECK(ask("vCont;c") == GDB_CONTINUE);
+    CHECK(ask("vCont;s:1;c") == GDB_STEP);
+    CHECK(ask("vCont?") == GDB_REPLY && !strncmp(r.data, "vCont;c", 7));
+    CHECK(ask("vCont;x") == GDB_REPLY && reply_is("E01"));
+    CHECK(ask("vCont") == GDB_REPLY && reply_is("E01"));
+    CHECK(ask("cffffffff81000020") == GDB_CONTINUE && t.regs.rip == TEXT + 0x20);
+    CHECK(ask("cxyz") == GDB_REPLY && reply_is("E01"));
+    CHECK(ask("D") == GDB_DETACH && reply_is("OK"));
+    CHECK(ask("D;1") == GDB_DETACH);
+    CHECK(ask("k") == GDB_KILL);
+}
+
+static void queries(void)
+{
+    build();
+    ask("qSupported:multiprocess+;swbreak+");
+    CHECK(strstr(r.data, "PacketSize=1000") != NULL);
+    CHECK(ask("QStartNoAckMode") == GDB_NO_ACK && reply_is("OK"));
+    ask("qAttached");
+    CHECK(reply_is("1"));
+    ask("qC");
+    CHECK(reply_is("QC1"));
+    ask("qfThreadInfo");
+    CHECK(reply_is("m1"));
+    ask("qsThreadInfo");
+    CHECK(reply_is("l"));
+    ask("Hg0");
+    CHECK(reply_is("OK"));
+    ask("?");
+    CHECK(reply_is("T05thread:01;"));
+    ask("qTStatus");
+    CHECK(reply_is(""));
+    ask("Z1,ffffffff81000010,1");
+    CHECK(reply_is(""));
+    ask("");
+    CHECK(reply_is(""));
+    ask("X0,0:");
+    CHECK(reply_is(""));
+}
+
+static void memory_write(void)
+{
+    build();
+    ask("Mffffffff81000010,2:abcd");
+    CHECK(reply_is("OK") && ((uint8_t *)frame(gm.guest_mfn_base + 4))[0x11] == 0xcd);
+    ask("Mffffffff81000010,3:abcd");
+    CHECK(reply_is("E01"));
+    ask("Mffffffff81000010,2:abc");
+    CHECK(reply_is("E01"));
+    ask("Mffffffff81000010,2:zzzz");
+    CHECK(reply_is("E01"));
+    ask("Mffffffff81000010,2");
+    CHECK(reply_is("E01"));
+}
+
+int main(void)
+{
+    RUN(reads_guest_text);
+    RUN(refuses_what_is_not_the_guests);
+    RUN(partial_read);
+    RUN(forged_cr3_reads_nothing);
+    RUN(user_addresses);
+    RUN(huge_length_is_bounded);
+    RUN(breakpoints);
+    RUN(breakpoint_table_full);
+    RUN(registers);
+    RUN(register_write_back);
+    RUN(resume_packets);
+    RUN(queries);
+    RUN(memory_write);
+    return check_exit_status();
+}
