@@ -131,19 +131,61 @@ static void write_registers(struct gdb_target *t, struct cursor *c, struct gdb_r
     say(r, "OK");
 }
 
+/* "ADDR,LEN", the start of m, M, Z and z. */
+static bool take_range(struct cursor *c, uint64_t *addr, uint64_t *len)
+{
+    return take_hex(c, addr) && take_char(c, ',') && take_hex(c, len);
+}
+
+/* p: a register perch has no value of (the x87 and SSE ones) reads as
+ * unavailable, x for each digit. */
 static void read_register(const struct gdb_target *t, struct cursor *c, struct gdb_reply *r)
 {
     uint64_t n;
     uint8_t v[8];
-    size_t size;
+    size_t size, known;
 
     if (!take_hex(c, &n) || !at_end(c))
         { say(r, "E01"); return; }
-    size = n < GDB_NR_REGS ? gdb_target_get_reg(t, (unsigned)n, v) : 0;
+    size = n < 256 ? gdb_target_reg_size((unsigned)n) : 0;
     if (!size)
         { say(r, "E00"); return; }
+    known = gdb_target_get_reg(t, (unsigned)n, v);
     r->len = 0;
-    put_hex(r, v, size);
+    if (known) {
+        put_hex(r, v, known);
+        return;
+    }
+    memset(r->data, 'x', 2 * size);
+    r->len = 2 * size;
+    r->data[r->len] = 0;
+}
+
+/* qXfer:features:read:target.xml:OFFSET,LENGTH: the part asked for, 'm'
+ * when more follows, 'l' for the last. The XML has no byte the binary
+ * reply would have to escape ($, #, }, *). */
+static void read_features(const char *pkt, size_t len, struct gdb_reply *r)
+{
+    static const char prefix[] = "qXfer:features:read:target.xml:";
+    struct cursor c = { pkt + sizeof(prefix) - 1, pkt + len };
+    size_t total = strlen(gdb_target_xml), n;
+    uint64_t off, want;
+
+    if (len < sizeof(prefix) - 1 || memcmp(pkt, prefix, sizeof(prefix) - 1))
+        { say(r, "E00"); return; }
+    if (!take_range(&c, &off, &want) || !at_end(&c))
+        { say(r, "E01"); return; }
+    if (off > total)
+        { say(r, "E01"); return; }
+    n = total - (size_t)off;
+    if (want < n)
+        n = (size_t)want;
+    if (n > GDB_PACKET_MAX - 1)
+        n = GDB_PACKET_MAX - 1;
+    r->data[0] = off + n < total ? 'm' : 'l';
+    memcpy(r->data + 1, gdb_target_xml + off, n);
+    r->len = n + 1;
+    r->data[r->len] = 0;
 }
 
 static void write_register(struct gdb_target *t, struct cursor *c, struct gdb_reply *r)
@@ -161,11 +203,6 @@ static void write_register(struct gdb_target *t, struct cursor *c, struct gdb_re
     say(r, "OK");
 }
 
-/* "ADDR,LEN", the start of m, M, Z and z. */
-static bool take_range(struct cursor *c, uint64_t *addr, uint64_t *len)
-{
-    return take_hex(c, addr) && take_char(c, ',') && take_hex(c, len);
-}
 
 /* m: what can be read from addr on, up to what a reply holds; E14 (EFAULT)
  * when not even the first byte is the guest's. */
@@ -272,7 +309,10 @@ static enum gdb_action query(const char *pkt, size_t len, struct gdb_reply *r)
     r->len = 0;
     r->data[0] = 0;
     if (is(pkt, len, "qSupported"))
-        say(r, "PacketSize=%x;QStartNoAckMode+;vContSupported+", GDB_PACKET_MAX);
+        say(r, "PacketSize=%x;QStartNoAckMode+;vContSupported+;"
+               "qXfer:features:read+", GDB_PACKET_MAX);
+    else if (is(pkt, len, "qXfer:features:read:"))
+        read_features(pkt, len, r);
     else if (is(pkt, len, "QStartNoAckMode")) {
         say(r, "OK");
         return GDB_NO_ACK;

@@ -7,6 +7,65 @@
 
 #define RFLAGS_TF (1ull << 8)
 
+/* gdb's own amd64 features, trimmed: the core, sse and segments ones of
+ * gdb/features/i386/64bit-*.xml, with plain types for the vector
+ * registers (which perch cannot show). The registers are numbered in
+ * this order from 0: gdb_target.h. */
+const char gdb_target_xml[] =
+    "<?xml version=\"1.0\"?>"
+    "<!DOCTYPE target SYSTEM \"gdb-target.dtd\">"
+    "<target version=\"1.0\"><architecture>i386:x86-64</architecture>"
+    "<feature name=\"org.gnu.gdb.i386.core\">"
+    "<flags id=\"i386_eflags\" size=\"4\">"
+    "<field name=\"CF\" start=\"0\" end=\"0\"/><field name=\"\" start=\"1\" end=\"1\"/>"
+    "<field name=\"PF\" start=\"2\" end=\"2\"/><field name=\"AF\" start=\"4\" end=\"4\"/>"
+    "<field name=\"ZF\" start=\"6\" end=\"6\"/><field name=\"SF\" start=\"7\" end=\"7\"/>"
+    "<field name=\"TF\" start=\"8\" end=\"8\"/><field name=\"IF\" start=\"9\" end=\"9\"/>"
+    "<field name=\"DF\" start=\"10\" end=\"10\"/><field name=\"OF\" start=\"11\" end=\"11\"/>"
+    "<field name=\"NT\" start=\"14\" end=\"14\"/><field name=\"RF\" start=\"16\" end=\"16\"/>"
+    "<field name=\"VM\" start=\"17\" end=\"17\"/><field name=\"AC\" start=\"18\" end=\"18\"/>"
+    "<field name=\"VIF\" start=\"19\" end=\"19\"/><field name=\"VIP\" start=\"20\" end=\"20\"/>"
+    "<field name=\"ID\" start=\"21\" end=\"21\"/></flags>"
+    "<reg name=\"rax\" bitsize=\"64\" type=\"int64\"/><reg name=\"rbx\" bitsize=\"64\" type=\"int64\"/>"
+    "<reg name=\"rcx\" bitsize=\"64\" type=\"int64\"/><reg name=\"rdx\" bitsize=\"64\" type=\"int64\"/>"
+    "<reg name=\"rsi\" bitsize=\"64\" type=\"int64\"/><reg name=\"rdi\" bitsize=\"64\" type=\"int64\"/>"
+    "<reg name=\"rbp\" bitsize=\"64\" type=\"data_ptr\"/><reg name=\"rsp\" bitsize=\"64\" type=\"data_ptr\"/>"
+    "<reg name=\"r8\" bitsize=\"64\" type=\"int64\"/><reg name=\"r9\" bitsize=\"64\" type=\"int64\"/>"
+    "<reg name=\"r10\" bitsize=\"64\" type=\"int64\"/><reg name=\"r11\" bitsize=\"64\" type=\"int64\"/>"
+    "<reg name=\"r12\" bitsize=\"64\" type=\"int64\"/><reg name=\"r13\" bitsize=\"64\" type=\"int64\"/>"
+    "<reg name=\"r14\" bitsize=\"64\" type=\"int64\"/><reg name=\"r15\" bitsize=\"64\" type=\"int64\"/>"
+    "<reg name=\"rip\" bitsize=\"64\" type=\"code_ptr\"/>"
+    "<reg name=\"eflags\" bitsize=\"32\" type=\"i386_eflags\"/>"
+    "<reg name=\"cs\" bitsize=\"32\" type=\"int32\"/><reg name=\"ss\" bitsize=\"32\" type=\"int32\"/>"
+    "<reg name=\"ds\" bitsize=\"32\" type=\"int32\"/><reg name=\"es\" bitsize=\"32\" type=\"int32\"/>"
+    "<reg name=\"fs\" bitsize=\"32\" type=\"int32\"/><reg name=\"gs\" bitsize=\"32\" type=\"int32\"/>"
+    "<reg name=\"st0\" bitsize=\"80\" type=\"i387_ext\"/><reg name=\"st1\" bitsize=\"80\" type=\"i387_ext\"/>"
+    "<reg name=\"st2\" bitsize=\"80\" type=\"i387_ext\"/><reg name=\"st3\" bitsize=\"80\" type=\"i387_ext\"/>"
+    "<reg name=\"st4\" bitsize=\"80\" type=\"i387_ext\"/><reg name=\"st5\" bitsize=\"80\" type=\"i387_ext\"/>"
+    "<reg name=\"st6\" bitsize=\"80\" type=\"i387_ext\"/><reg name=\"st7\" bitsize=\"80\" type=\"i387_ext\"/>"
+    "<reg name=\"fctrl\" bitsize=\"32\" type=\"int\" group=\"float\"/>"
+    "<reg name=\"fstat\" bitsize=\"32\" type=\"int\" group=\"float\"/>"
+    "<reg name=\"ftag\" bitsize=\"32\" type=\"int\" group=\"float\"/>"
+    "<reg name=\"fiseg\" bitsize=\"32\" type=\"int\" group=\"float\"/>"
+    "<reg name=\"fioff\" bitsize=\"32\" type=\"int\" group=\"float\"/>"
+    "<reg name=\"foseg\" bitsize=\"32\" type=\"int\" group=\"float\"/>"
+    "<reg name=\"fooff\" bitsize=\"32\" type=\"int\" group=\"float\"/>"
+    "<reg name=\"fop\" bitsize=\"32\" type=\"int\" group=\"float\"/>"
+    "</feature><feature name=\"org.gnu.gdb.i386.sse\">"
+    "<reg name=\"xmm0\" bitsize=\"128\" type=\"uint128\"/><reg name=\"xmm1\" bitsize=\"128\" type=\"uint128\"/>"
+    "<reg name=\"xmm2\" bitsize=\"128\" type=\"uint128\"/><reg name=\"xmm3\" bitsize=\"128\" type=\"uint128\"/>"
+    "<reg name=\"xmm4\" bitsize=\"128\" type=\"uint128\"/><reg name=\"xmm5\" bitsize=\"128\" type=\"uint128\"/>"
+    "<reg name=\"xmm6\" bitsize=\"128\" type=\"uint128\"/><reg name=\"xmm7\" bitsize=\"128\" type=\"uint128\"/>"
+    "<reg name=\"xmm8\" bitsize=\"128\" type=\"uint128\"/><reg name=\"xmm9\" bitsize=\"128\" type=\"uint128\"/>"
+    "<reg name=\"xmm10\" bitsize=\"128\" type=\"uint128\"/><reg name=\"xmm11\" bitsize=\"128\" type=\"uint128\"/>"
+    "<reg name=\"xmm12\" bitsize=\"128\" type=\"uint128\"/><reg name=\"xmm13\" bitsize=\"128\" type=\"uint128\"/>"
+    "<reg name=\"xmm14\" bitsize=\"128\" type=\"uint128\"/><reg name=\"xmm15\" bitsize=\"128\" type=\"uint128\"/>"
+    "<reg name=\"mxcsr\" bitsize=\"32\" type=\"int\" group=\"vector\"/>"
+    "</feature><feature name=\"org.gnu.gdb.i386.segments\">"
+    "<reg name=\"fs_base\" bitsize=\"64\" type=\"int\"/>"
+    "<reg name=\"gs_base\" bitsize=\"64\" type=\"int\"/>"
+    "</feature></target>";
+
 void gdb_target_stopped(struct gdb_target *t)
 {
     memcpy(&t->regs, (const void *)&t->shared->gdb.regs, sizeof(t->regs));
@@ -46,15 +105,29 @@ static uint64_t reg32(const struct perch_gdb_regs *r, unsigned n)
     }
 }
 
+size_t gdb_target_reg_size(unsigned n)
+{
+    if (n < 17 || n == GDB_REG_FS_BASE || n == GDB_REG_GS_BASE)
+        return 8;
+    if (n < 24 || (n >= 32 && n < 40) || n == 56)
+        return 4;
+    if (n < 32)
+        return 10;          /* st0-7 */
+    return n < 56 ? 16 : 0; /* xmm0-15 */
+}
+
 size_t gdb_target_get_reg(const struct gdb_target *t, unsigned n, uint8_t out[8])
 {
     struct perch_gdb_regs copy = t->regs;
     uint64_t v;
-    size_t size = n < 17 ? 8 : 4;
+    size_t size = gdb_target_reg_size(n);
 
-    if (n >= GDB_NR_REGS)
+    if (n == GDB_REG_FS_BASE || n == GDB_REG_GS_BASE)
+        v = n == GDB_REG_FS_BASE ? copy.fs_base : copy.gs_base;
+    else if (n < GDB_NR_REGS)
+        v = n < 17 ? *reg64(&copy, n) : reg32(&copy, n);
+    else
         return 0;
-    v = n < 17 ? *reg64(&copy, n) : reg32(&copy, n);
     for (size_t i = 0; i < size; i++)
         out[i] = (uint8_t)(v >> (8 * i));
     return size;

@@ -14,9 +14,21 @@
 #include "../../abi/layout.h"
 #include "../vm/guest_memory.h"
 
-/* gdb's amd64 registers without a target description: rax ... r15, rip,
- * eflags, cs, ss, ds, es, fs, gs (the g packet's 164 bytes). */
+/* The g packet: gdb's amd64 registers 0-23, rax ... r15, rip, eflags, cs,
+ * ss, ds, es, fs, gs (164 bytes). perch's target description numbers the
+ * rest as gdb's own amd64 one does: st0-7, the x87 control registers,
+ * xmm0-15 and mxcsr (24-56, which the Host does not keep: unavailable),
+ * then fs_base and gs_base. */
 #define GDB_NR_REGS 24
+#define GDB_REG_FS_BASE 57
+#define GDB_REG_GS_BASE 58
+#define GDB_REG_MAX 16          /* bytes of the widest (an xmm) */
+
+/* The target description (qXfer:features:read:target.xml), NUL-ended. */
+extern const char gdb_target_xml[];
+
+/* Bytes of register n in that description; 0: no such register. */
+size_t gdb_target_reg_size(unsigned n);
 
 struct gdb_breakpoint {
     uint64_t va;
@@ -40,7 +52,7 @@ void gdb_target_stopped(struct gdb_target *t);
 void gdb_target_resume(struct gdb_target *t, uint64_t how);
 
 /* Register n (gdb's numbering) into out, little-endian; returns its size
- * in bytes, 0 for a register perch does not have. */
+ * in bytes, 0 for a register perch does not have a value of. */
 size_t gdb_target_get_reg(const struct gdb_target *t, unsigned n, uint8_t out[8]);
 
 /* Set register n from size bytes; -1 for one perch does not have or a

@@ -75,6 +75,8 @@ echo @at_break\n
 info registers rip
 echo @bytes\n
 x/4bx \$pc
+echo @gs_base\n
+info registers gs_base
 stepi
 echo @stepped\n
 info registers rip
@@ -112,6 +114,12 @@ if [ -n "$bytes" ] && ! printf '%s' "$bytes" | grep -Eq ":[[:space:]]+0xcc"; the
     pass gdb/memory_at_breakpoint
 else
     fail gdb/memory_at_breakpoint "x/4bx gave '$bytes'"
+fi
+# From the target description: the guest kernel's per-CPU base.
+if section gs_base | grep -Eq "^gs_base +0xffff8880[0-9a-f]+ "; then
+    pass gdb/gs_base
+else
+    fail gdb/gs_base "$(section gs_base | head -c 200)"
 fi
 stepped=$(section stepped | sed -n 's/^rip \+\(0x[0-9a-f]*\) .*/\1/p')
 if [ -n "$stepped" ] && [ "$stepped" != "0x$OPENAT" ]; then

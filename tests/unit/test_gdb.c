@@ -224,7 +224,16 @@ static void registers(void)
     CHECK(reply_is("E00"));
     ask("P99=0100000000000000");
     CHECK(reply_is("E00"));
-    ask("p18");
+    ask("p18");   /* st0: perch has no value of it */
+    CHECK(reply_is("xxxxxxxxxxxxxxxxxxxx"));
+    ask("p3b");   /* past gs_base */
+    CHECK(reply_is("E00"));
+    t.regs.gs_base = 0xffff88800f800000ull;
+    ask("p3a");   /* gs_base */
+    CHECK(reply_is("0000800f8088ffff"));
+    ask("P3a=0000000000000000");   /* the Host's to set */
+    CHECK(reply_is("E00"));
+    ask("pffffffffffffffff");
     CHECK(reply_is("E00"));
     ask("p");
     CHECK(reply_is("E01"));
@@ -289,6 +298,38 @@ static void queries(void)
     CHECK(reply_is(""));
 }
 
+/* The target description comes in parts, the last marked 'l'. */
+static void target_description(void)
+{
+    char xml[8192];
+    size_t got = 0;
+
+    build();
+    ask("qSupported");
+    CHECK(strstr(r.data, "qXfer:features:read+") != NULL);
+    for (int parts = 0; parts < 100; parts++) {
+        char pkt[80];
+
+        snprintf(pkt, sizeof(pkt), "qXfer:features:read:target.xml:%zx,3ff", got);
+        ask(pkt);
+        CHECK(r.len >= 1 && (r.data[0] == 'm' || r.data[0] == 'l'));
+        CHECK(got + r.len - 1 < sizeof(xml));
+        memcpy(xml + got, r.data + 1, r.len - 1);
+        got += r.len - 1;
+        if (r.data[0] == 'l')
+            break;
+    }
+    xml[got] = 0;
+    CHECK(got == strlen(gdb_target_xml) && !strcmp(xml, gdb_target_xml));
+    CHECK(strstr(xml, "gs_base") && !strpbrk(xml, "$#}*"));
+    ask("qXfer:features:read:target.xml:ffffffff,10");
+    CHECK(reply_is("E01"));
+    ask("qXfer:features:read:other.xml:0,10");
+    CHECK(reply_is("E00"));
+    ask("qXfer:features:read:target.xml:0");
+    CHECK(reply_is("E01"));
+}
+
 static void memory_write(void)
 {
     build();
@@ -318,6 +359,7 @@ int main(void)
     RUN(register_write_back);
     RUN(resume_packets);
     RUN(queries);
+    RUN(target_description);
     RUN(memory_write);
     return check_exit_status();
 }
