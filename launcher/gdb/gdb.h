@@ -23,6 +23,7 @@
 #include "../vm/confined_thread.h"
 #include "../vm/kvm.h"
 #include "gdb_commands.h"
+#include "gdb_frame.h"
 #include "gdb_target.h"
 
 enum gdb_state {
@@ -63,11 +64,7 @@ struct gdb {
     bool no_ack;              /* QStartNoAckMode */
     bool complained;          /* one line per client about bad input */
     struct gdb_target target;
-    char in[GDB_PACKET_MAX];  /* the packet being read */
-    size_t in_len;
-    int in_phase;             /* 0 between packets, 1 data, 2-3 checksum */
-    bool in_overflow, in_bad_digit;
-    uint8_t in_sum, in_check;
+    struct gdb_framer in;     /* the packet being read */
     struct gdb_reply reply;
 };
 

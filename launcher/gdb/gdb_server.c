@@ -314,7 +314,7 @@ static void accept_client(struct gdb *g)
         return;
     g->conn_fd = fd;
     g->no_ack = g->complained = false;
-    g->in_phase = 0;
+    gdb_frame_reset(&g->in);
     g->wait = false;   /* the first client has come: held no longer for one */
     ask_stop(g, PERCH_GDB_STOP_TRAP);   /* as QEMU: gdb finds the guest stopped */
 }
@@ -360,11 +360,6 @@ static void packet(struct gdb *g)
 {
     uint32_t why;
 
-    if (g->in_overflow) {
-        complain(g, "a packet longer than the 4096 bytes perch offered was dropped");
-        send_packet(g, true, "E01", 3);
-        return;
-    }
     if (state_of(g) != GDB_STOPPED || !g->taken) {
         send_packet(g, true, "E01", 3);
         return;
@@ -372,66 +367,36 @@ static void packet(struct gdb *g)
     pthread_mutex_lock(&g->lock);
     why = g->why;
     pthread_mutex_unlock(&g->lock);
-    act(g, gdb_command(&g->target, why, g->in, g->in_len, &g->reply));
+    act(g, gdb_command(&g->target, why, g->in.data, g->in.len, &g->reply));
 }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* The framing, a byte at a time: between packets '$' starts one, 0x03 is
- * Ctrl-C, acks are taken as given (perch does not retransmit), anything
- * else is noise. */
+/* What the framing made of a byte: acks are taken as given (perch does
+ * not retransmit). */
 static void take_byte(struct gdb *g, char c)
 {
-    int d;
-
-    switch (g->in_phase) {
-    case 0:
-        if (c == '$') {
-            g->in_phase = 1;
-            g->in_len = 0;
-            g->in_sum = g->in_check = 0;
-            g->in_overflow = g->in_bad_digit = false;
-        } else if (c == 0x03) {
-            g->reply_due = g->reply_due || state_of(g) != GDB_STOPPED;
-            ask_stop(g, PERCH_GDB_STOP_INT);
-        } else if (c != '+' && c != '-') {
-            complain(g, "bytes outside a packet ignored");
-        }
-        return;
-    case 1:
-        if (c == '#') {
-            g->in_phase = 2;
-            return;
-        }
-        g->in_sum += (uint8_t)c;
-        if (g->in_len < sizeof(g->in))
-            g->in[g->in_len++] = c;
-        else
-            g->in_overflow = true;
-        return;
-    }
-    d = hex_value(c);
-    g->in_check = (uint8_t)(g->in_check << 4 | (d < 0 ? 0 : d));
-    g->in_bad_digit |= d < 0;
-    if (g->in_phase++ == 2)
-        return;
-    g->in_phase = 0;
-    if (g->in_bad_digit || (!g->no_ack && g->in_check != g->in_sum)) {
+    switch (gdb_frame_byte(&g->in, c, g->no_ack)) {
+    case GDB_FRAME_NONE:
+        break;
+    case GDB_FRAME_PACKET:
+        packet(g);
+        break;
+    case GDB_FRAME_BAD_CHECKSUM:
         complain(g, "a packet with a bad checksum was refused");
         if (!g->no_ack)
             send_bytes(g, "-", 1);
-        return;
+        break;
+    case GDB_FRAME_TOO_LONG:
+        complain(g, "a packet longer than the 4096 bytes perch offered was dropped");
+        send_packet(g, true, "E01", 3);
+        break;
+    case GDB_FRAME_INTERRUPT:
+        g->reply_due = g->reply_due || state_of(g) != GDB_STOPPED;
+        ask_stop(g, PERCH_GDB_STOP_INT);
+        break;
+    case GDB_FRAME_NOISE:
+        complain(g, "bytes outside a packet ignored");
+        break;
     }
-    packet(g);
 }
 
 static void read_client(struct gdb *g)

@@ -11,6 +11,7 @@
 #include "check.h"
 #include "../../abi/xen/xen.h"
 #include "../../launcher/gdb/gdb_commands.h"
+#include "../../launcher/gdb/gdb_frame.h"
 #include "../../launcher/gdb/gdb_target.h"
 #include "../../launcher/vm/pagetable.h"
 
@@ -345,8 +346,48 @@ static void memory_write(void)
     CHECK(reply_is("E01"));
 }
 
+/* Feed bytes; the last event that was not NONE. */
+static enum gdb_frame_event feed(struct gdb_framer *f, const char *bytes, size_t n,
+                                 bool no_ack)
+{
+    enum gdb_frame_event last = GDB_FRAME_NONE, e;
+
+    for (size_t i = 0; i < n; i++)
+        if ((e = gdb_frame_byte(f, bytes[i], no_ack)) != GDB_FRAME_NONE)
+            last = e;
+    return last;
+}
+
+static void framing(void)
+{
+    static struct gdb_framer f;
+    static char big[GDB_PACKET_MAX + 16];
+
+    gdb_frame_reset(&f);
+    CHECK(feed(&f, "+$g#67", 6, false) == GDB_FRAME_PACKET);
+    CHECK(f.len == 1 && f.data[0] == 'g');
+    CHECK(feed(&f, "$g#68", 5, false) == GDB_FRAME_BAD_CHECKSUM);
+    CHECK(feed(&f, "$g#6G", 5, false) == GDB_FRAME_BAD_CHECKSUM);
+    CHECK(feed(&f, "$g#6G", 5, true) == GDB_FRAME_BAD_CHECKSUM);   /* not hex */
+    CHECK(feed(&f, "$g#00", 5, true) == GDB_FRAME_PACKET);   /* no acks: not checked */
+    CHECK(feed(&f, "\x03", 1, false) == GDB_FRAME_INTERRUPT);
+    CHECK(feed(&f, "x", 1, false) == GDB_FRAME_NOISE);
+    CHECK(feed(&f, "-", 1, false) == GDB_FRAME_NONE);
+    /* Ctrl-C inside a packet is data. */
+    CHECK(feed(&f, "$\x03#03", 5, false) == GDB_FRAME_PACKET && f.data[0] == 3);
+    /* A packet longer than the buffer is dropped whole, checksum or not. */
+    big[0] = '$';
+    memset(big + 1, 'm', GDB_PACKET_MAX + 1);
+    memcpy(big + GDB_PACKET_MAX + 2, "#", 1);
+    CHECK(feed(&f, big, GDB_PACKET_MAX + 3, true) == GDB_FRAME_NONE);
+    CHECK(feed(&f, "00", 2, true) == GDB_FRAME_TOO_LONG);
+    /* And the next one is read as usual. */
+    CHECK(feed(&f, "$?#3f", 5, false) == GDB_FRAME_PACKET && f.len == 1);
+}
+
 int main(void)
 {
+    RUN(framing);
     RUN(reads_guest_text);
     RUN(refuses_what_is_not_the_guests);
     RUN(partial_read);

@@ -1,0 +1,123 @@
+/*
+ * libFuzzer harness of --gdb's input (launcher/gdb/): the bytes a client
+ * sends, through the framing and every packet, against a stopped guest
+ * whose memory and page tables are built here. Besides ASan and UBSan:
+ * no reply is longer than the packet size, perch's own frames and the
+ * guest's page tables are never written, the Host's breakpoint table is
+ * the Launcher's, and the detach at the end leaves no int3 behind.
+ */
+#include "fuzz.h"
+
+#include "../../abi/xen/xen.h"
+#include "../../launcher/gdb/gdb_commands.h"
+#include "../../launcher/gdb/gdb_frame.h"
+#include "../../launcher/gdb/gdb_target.h"
+#include "../../launcher/vm/pagetable.h"
+
+#define PRIVATE 4
+#define PAGES 8
+#define TEXT 0xffffffff81000000ull
+
+static struct guest_memory gm;
+static struct perch_shared shared;
+static struct gdb_target t;
+static struct gdb_framer f;
+static struct gdb_reply r;
+static uint8_t pristine[(PRIVATE + PAGES) * 4096];
+
+static uint64_t *frame(uint64_t mfn)
+{
+    return gm_frame(&gm, mfn);
+}
+
+/* Frames base+0..3 the tables; TEXT maps base+4, base+5 and, forged, a
+ * private frame; base+6 is a superpage's. */
+static void build_once(void)
+{
+    uint64_t b;
+
+    if (gm.base)
+        return;
+    FUZZ_ASSERT(guest_memory_init(&gm, PRIVATE, PAGES) == 0);
+    b = gm.guest_mfn_base;
+    frame(b)[pt_index(TEXT, 4)] = (b + 1) << 12 | PTE_P;
+    frame(b + 1)[pt_index(TEXT, 3)] = (b + 2) << 12 | PTE_P;
+    frame(b + 2)[pt_index(TEXT, 2)] = (b + 3) << 12 | PTE_P;
+    frame(b + 2)[pt_index(TEXT, 2) + 1] = (b + 6) << 12 | PTE_P | PTE_PS;
+    frame(b + 3)[0] = (b + 4) << 12 | PTE_P;
+    frame(b + 3)[1] = (b + 5) << 12 | PTE_P;
+    frame(b + 3)[2] = 1ull << 12 | PTE_P;
+    frame(b + 3)[3] = (b + PAGES) << 12 | PTE_P;
+    for (int i = 0; i < 4096; i++)
+        ((uint8_t *)frame(b + 4))[i] = (uint8_t)(i * 7);
+    memset(frame(1), 0xee, 4096);
+    memcpy(pristine, gm.base, sizeof(pristine));
+}
+
+static void reset(void)
+{
+    memcpy(gm.base, pristine, sizeof(pristine));
+    memset(&shared, 0, sizeof(shared));
+    memset(&t, 0, sizeof(t));
+    t.shared = &shared;
+    t.gm = &gm;
+    shared.gdb.regs.kernel_cr3 = gm.guest_mfn_base << 12;
+    shared.gdb.regs.in_kernel = 1;
+    shared.gdb.regs.rip = TEXT + 0x10;
+    gdb_target_stopped(&t);
+    gdb_frame_reset(&f);
+}
+
+/* Nothing outside the guest's data frames changed: perch's frames and
+ * the tables (frames 0 .. base+3) are as built. */
+static void check_untouched(void)
+{
+    size_t tables_end = (gm.guest_mfn_base + 4) * 4096;
+
+    FUZZ_ASSERT(!memcmp(gm.base, pristine, tables_end));
+}
+
+static void check_breakpoints(void)
+{
+    for (unsigned i = 0; i < PERCH_GDB_BREAKPOINTS; i++)
+        FUZZ_ASSERT(shared.gdb.breakpoints[i] == (t.bp[i].used ? t.bp[i].va : 0));
+}
+
+static void serve(bool *no_ack)
+{
+    enum gdb_action a = gdb_command(&t, PERCH_GDB_STOP_TRAP, f.data, f.len, &r);
+
+    FUZZ_ASSERT(r.len <= GDB_PACKET_MAX);
+    switch (a) {
+    case GDB_NO_ACK:
+        *no_ack = true;
+        break;
+    case GDB_CONTINUE:
+    case GDB_STEP:   /* the guest runs and stops again at once */
+        gdb_target_resume(&t, a == GDB_STEP ? PERCH_GDB_STEP : PERCH_GDB_CONTINUE);
+        gdb_target_stopped(&t);
+        break;
+    case GDB_DETACH:
+        gdb_target_remove_all(&t);
+        break;
+    default:
+        break;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    bool no_ack = false;
+
+    build_once();
+    reset();
+    for (size_t i = 0; i < size; i++)
+        if (gdb_frame_byte(&f, (char)data[i], no_ack) == GDB_FRAME_PACKET)
+            serve(&no_ack);
+    check_untouched();
+    check_breakpoints();
+    gdb_target_remove_all(&t);
+    for (unsigned i = 0; i < PERCH_GDB_BREAKPOINTS; i++)
+        FUZZ_ASSERT(!t.bp[i].used && !shared.gdb.breakpoints[i]);
+    return 0;
+}
