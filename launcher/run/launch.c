@@ -384,7 +384,6 @@ static int run_guest(struct run_phase *p)
     p->run.devices = p->l->devices;
     p->run.gdb = p->l->has_gdb ? &p->l->gdb : NULL;
     status = guest_run(&p->run, &p->e);
-    stop_gdb(p, status);
     status = stop_devices(p->l, status, &p->e);
     /* A ring the guest corrupted on its way out still breaks the rules. */
     if (console_stop(&p->console) && status != STATUS_GUEST_STOPPED) {
@@ -394,6 +393,8 @@ static int run_guest(struct run_phase *p)
     /* Output lost at the very end still fails the run, as cat would. */
     if (status == STATUS_POWEROFF && console_output_failed(&p->console, &p->e))
         status = STATUS_ERROR;
+    /* Last: the command's status is known once the console is drained. */
+    stop_gdb(p, status);
     return status;
 }
 

@@ -19,7 +19,7 @@ trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
 # Symbols from the guest itself: a PV kernel is not relocated, so the
 # addresses hold for every run of the same kernel.
 timeout 60 "$PERCH" run -- /bin/sh -c \
-    "grep -E ' (startup_xen|do_sys_openat2|__x64_sys_getpid|xen_hypercall_pv)\$' /proc/kallsyms" \
+    "grep -E ' (startup_xen|do_sys_openat2|__x64_sys_exit_group|xen_hypercall_pv)\$' /proc/kallsyms" \
     >"$TMP/syms.out" 2>"$TMP/syms.err" </dev/null
 if grep -q "cannot fetch Debian's cloud kernel" "$TMP/syms.err"; then
     echo "SKIP gdb: $(grep -m1 '^perch: ' "$TMP/syms.err")"
@@ -29,9 +29,9 @@ tr -d '\r' <"$TMP/syms.out" >"$TMP/syms"
 sym() { grep -a " $1\$" "$TMP/syms" | head -1 | cut -d' ' -f1; }
 ENTRY=$(sym startup_xen)
 OPENAT=$(sym do_sys_openat2)
-GETPID=$(sym __x64_sys_getpid)
+EXIT_GROUP=$(sym __x64_sys_exit_group)
 HYPERCALL=$(sym xen_hypercall_pv)
-if [ -n "$ENTRY" ] && [ -n "$OPENAT" ] && [ -n "$GETPID" ] && [ -n "$HYPERCALL" ] && [ "$OPENAT" != 0000000000000000 ]; then
+if [ -n "$ENTRY" ] && [ -n "$OPENAT" ] && [ -n "$EXIT_GROUP" ] && [ -n "$HYPERCALL" ] && [ "$OPENAT" != 0000000000000000 ]; then
     pass gdb/kallsyms
 else
     fail gdb/kallsyms "no addresses in the guest's /proc/kallsyms: $(head -c 300 "$TMP/syms.out")"
@@ -169,6 +169,36 @@ for opts in "" --no-cpl3-events; do
     fi
     expect_status "$name" 0
 done
+
+# --- gdb changes the guest: conditional breakpoints at exit_group (each
+# miss is a stop and a continue), a memory write into the inner shell's
+# pt_regs (its di, the status: 3 becomes 42) and a register write for the
+# outer one (its pt_regs pointer moved one word on, so the status read is
+# orig_ax, exit_group's number 231). ---
+cat >"$TMP/changes.gdb" <<EOF
+set architecture i386:x86-64
+target remote 127.0.0.1:$PORT
+break *0x$EXIT_GROUP if *(long *)(\$rdi + 0x70) == 3
+continue
+set *(long *)(\$rdi + 0x70) = 42
+delete
+break *0x$EXIT_GROUP if *(long *)(\$rdi + 0x70) == 4
+continue
+set \$rdi = \$rdi + 8
+delete
+continue
+EOF
+start_perch changes --gdb "$PORT" --gdb-wait -- /bin/sh -c '/bin/sh -c "exit 3"; echo inner=$?; exit 4' ||
+    fail changes/listens "$(head -c 300 "$TMP/changes.err")"
+timeout 50 gdb -batch -nx -x "$TMP/changes.gdb" >"$TMP/gdb.out" 2>&1 </dev/null
+wait_perch
+expect_line changes out '^inner=42'
+expect_status changes 231
+if grep -q 'exited with code 0347' "$TMP/gdb.out"; then
+    pass changes/gdb_hears_231
+else
+    fail changes/gdb_hears_231 "$(tail -c 300 "$TMP/gdb.out")"
+fi
 
 # --- a client that speaks the protocol badly, then detaches ---
 start_perch hostile --gdb "127.0.0.1:$PORT" --gdb-wait -- /bin/sh -c 'cat /proc/version; echo hostile-done; exit 5' ||
