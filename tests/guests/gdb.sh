@@ -224,3 +224,17 @@ wait_perch
 expect_status interrupt 130
 expect_line interrupt err '^perch: stopped by gdb \(kill\)$'
 if grep -q not-killed "$TMP/interrupt.out"; then fail interrupt/killed "the guest ran on"; else pass interrupt/killed; fi
+
+# --- a guest process stopped, stepped and broken into, in both isolation
+# levels (its #DB and #BP come through the user view's stubs, or the
+# kernel view's DPL3 gates) ---
+for opts in "" --no-guest-isolation; do
+    name=user${opts//-/_}
+    start_perch "$name" --gdb "$PORT" $opts -- /bin/sh -c \
+        'i=0; while [ $i -lt 2000000 ]; do i=$((i+1)); done; echo loop-done' ||
+        fail "$name/listens" "$(head -c 300 "$TMP/$name.err")"
+    timeout 40 python3 tests/guests/gdb_client.py "$PORT" user | sed "s#gdb_client/user/#gdb_client/$name/#"
+    wait_perch
+    expect_status "$name" 0
+    expect_line "$name" out '^loop-done'
+done

@@ -8,7 +8,10 @@ Scenarios (each prints PASS/FAIL lines named gdb_client/SCENARIO/...):
                 oversized packet, bad numbers; register writes read back; a
                 breakpoint at ADDR left to the detach to take out; detach.
   interrupt     a guest that runs (or sleeps): attach stops it, continue,
-                Ctrl-C stops it again (T02), the registers read, kill.
+                Ctrl-C stops it again (T02), the registers read, detach,
+                a second client attaches, kill.
+  user          a guest process in a busy loop: stopped in user mode,
+                stepped there, a breakpoint in its text, detach.
 """
 import socket
 import sys
@@ -172,6 +175,14 @@ def interrupt(port):
     c.send(b"\x03")
     r = c.packet()
     check("interrupt/ctrl_c_again", r.startswith("T02"), r)
+    # Detach, and a second client finds the guest again.
+    r = c.ask("D")
+    check("interrupt/detach", r == "OK", r)
+    c.s.close()
+    time.sleep(0.3)
+    c = Client(port)
+    r = c.ask("?")
+    check("interrupt/reattach_stops", r.startswith("T05"), r)
     c.send(frame("k"))
     c.s.settimeout(10)
     try:
@@ -182,11 +193,56 @@ def interrupt(port):
         check("interrupt/kill_closes", False, str(e))
 
 
+def rip_of(c):
+    r = c.ask("g")
+    return int.from_bytes(bytes.fromhex(r[256:272]), "little") if len(r) >= 272 else 0
+
+
+def user(port):
+    """A guest process in a busy loop: stopped in user mode, stepped
+    there, a breakpoint in its text hit, then let go."""
+    c = Client(port)
+    c.ask("?")
+    rip = 0
+    for attempt in range(20):
+        c.send(frame("c"))
+        c.ack()
+        time.sleep(0.2)
+        c.send(b"\x03")
+        c.packet()
+        rip = rip_of(c)
+        if 0 < rip < 0x800000000000:
+            break
+    check("user/stopped_in_user_mode", 0 < rip < 0x800000000000, "rip %x" % rip)
+    for i in range(3):
+        c.send(frame("s"))
+        c.ack()
+        r = c.packet()
+        rip = rip_of(c)
+        check("user/step_%d" % i, r.startswith("T05") and 0 < rip < 0x800000000000,
+              "%s rip %x" % (r, rip))
+    r = c.ask("m%x,1" % rip)
+    check("user/reads_its_text", len(r) == 2, r)
+    r = c.ask("Z0,%x,1" % rip)
+    check("user/Z0", r == "OK", r)
+    c.send(frame("c"))
+    c.ack()
+    r = c.packet()
+    check("user/breakpoint_hit", r.startswith("T05") and rip_of(c) == rip,
+          "%s at %x, the breakpoint at %x" % (r, rip_of(c), rip))
+    r = c.ask("z0,%x,1" % rip)
+    check("user/z0", r == "OK", r)
+    check("user/detach", c.ask("D") == "OK")
+    c.s.close()
+
+
 def main():
     port, scenario = int(sys.argv[1]), sys.argv[2]
     try:
         if scenario == "hostile":
             hostile(port, sys.argv[3])
+        elif scenario == "user":
+            user(port)
         else:
             interrupt(port)
     except (OSError, EOFError, ValueError) as e:
