@@ -1,5 +1,6 @@
 /* The GDB remote protocol's packets against a stopped guest (gdb_commands.h). */
 #include "gdb_commands.h"
+#include "gdb_frame.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -25,17 +26,6 @@ static void say(struct gdb_reply *r, const char *fmt, ...)
     r->len = n < 0 ? 0 : (size_t)n < sizeof(r->data) ? (size_t)n : sizeof(r->data) - 1;
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* A hex number of 1 to 16 digits; false (cursor unchanged) if none or
  * too long for 64 bits. */
 static bool take_hex(struct cursor *c, uint64_t *v)
@@ -44,7 +34,7 @@ static bool take_hex(struct cursor *c, uint64_t *v)
     uint64_t x = 0;
     int d;
 
-    while (p < c->end && (d = hex_digit(*p)) >= 0) {
+    while (p < c->end && (d = gdb_hex_digit(*p)) >= 0) {
         if (p - c->p == 16)
             return false;
         x = x << 4 | (uint64_t)d;
@@ -76,7 +66,7 @@ static long take_bytes(struct cursor *c, uint8_t *out, size_t max)
     size_t n = 0;
 
     while (c->end - c->p >= 2 && n < max) {
-        int hi = hex_digit(c->p[0]), lo = hex_digit(c->p[1]);
+        int hi = gdb_hex_digit(c->p[0]), lo = gdb_hex_digit(c->p[1]);
 
         if (hi < 0 || lo < 0)
             return -1;

@@ -7,7 +7,7 @@ void gdb_frame_reset(struct gdb_framer *f)
     f->len = 0;
 }
 
-static int hex_value(char c)
+int gdb_hex_digit(char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -57,7 +57,7 @@ enum gdb_frame_event gdb_frame_byte(struct gdb_framer *f, char c, bool no_ack)
         data_byte(f, c);
         return GDB_FRAME_NONE;
     }
-    d = hex_value(c);
+    d = gdb_hex_digit(c);
     f->check = (uint8_t)(f->check << 4 | (d < 0 ? 0 : d));
     f->bad_digit |= d < 0;
     if (f->phase++ == 2)

@@ -71,7 +71,26 @@ static int shutdown_status(uint64_t reason, struct error *e)
     }
 }
 
-static int threads_verdict(struct guest_run *r, struct error *e);
+/* Did a guest-facing thread find the guest breaking a ring? */
+static int threads_verdict(struct guest_run *r, struct error *e)
+{
+    int status = console_verdict(r->console, e);
+
+    if (status < 0 && r->devices)
+        status = devices_verdict(r->devices, e);
+    return status;
+}
+
+/* Must the run end, for a stop signal or a thread's verdict? Its status,
+ * or -1 to go on. */
+static int run_must_end(struct guest_run *r, struct error *e)
+{
+    if (stop_signal) {
+        fail(e, "stopped by %s", strsignal(stop_signal));
+        return STATUS_INTERRUPTED;
+    }
+    return threads_verdict(r, e);
+}
 
 /* The guest stopped for gdb: the vCPU waits here until gdb lets it go on.
  * A signal or a guest-facing thread's verdict still ends the run. */
@@ -94,11 +113,7 @@ static int stopped_for_gdb(struct guest_run *r, uint64_t why, struct error *e)
             fail(e, "stopped by gdb (kill)");
             return STATUS_INTERRUPTED;
         case GDB_INTERRUPTED:
-            if (stop_signal) {
-                fail(e, "stopped by %s", strsignal(stop_signal));
-                return STATUS_INTERRUPTED;
-            }
-            status = threads_verdict(r, e);
+            status = run_must_end(r, e);
             if (status >= 0)
                 return status;
         }
@@ -205,26 +220,12 @@ static int handle_exit(struct guest_run *r, struct error *e)
     return vcpu_stopped(r);
 }
 
-/* Did a guest-facing thread find the guest breaking a ring? */
-static int threads_verdict(struct guest_run *r, struct error *e)
-{
-    int status = console_verdict(r->console, e);
-
-    if (status < 0 && r->devices)
-        status = devices_verdict(r->devices, e);
-    return status;
-}
-
 int guest_run(struct guest_run *r, struct error *e)
 {
     for (;;) {
         /* A signal may have come between two exits, where KVM_RUN would
          * not see it: check at every turn. */
-        if (stop_signal) {
-            fail(e, "stopped by %s", strsignal(stop_signal));
-            return STATUS_INTERRUPTED;
-        }
-        int status = threads_verdict(r, e), rc;
+        int status = run_must_end(r, e), rc;
 
         if (status >= 0)
             return status;
@@ -233,11 +234,7 @@ int guest_run(struct guest_run *r, struct error *e)
             return STATUS_ERROR;
         if (rc > 0) {
             r->stats.exits[EXIT_SIGNAL]++;
-            if (stop_signal) {
-                fail(e, "stopped by %s", strsignal(stop_signal));
-                return STATUS_INTERRUPTED;
-            }
-            status = threads_verdict(r, e);
+            status = run_must_end(r, e);
             if (status >= 0)
                 return status;
             continue;
