@@ -1,6 +1,6 @@
 /* The GDB remote protocol's packets against a stopped guest (gdb_commands.h). */
 #include "gdb_commands.h"
-#include "gdb_frame.h"
+#include "../base/hex.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -34,7 +34,7 @@ static bool take_hex(struct cursor *c, uint64_t *v)
     uint64_t x = 0;
     int d;
 
-    while (p < c->end && (d = gdb_hex_digit(*p)) >= 0) {
+    while (p < c->end && (d = hex_digit(*p)) >= 0) {
         if (p - c->p == 16)
             return false;
         x = x << 4 | (uint64_t)d;
@@ -66,7 +66,7 @@ static long take_bytes(struct cursor *c, uint8_t *out, size_t max)
     size_t n = 0;
 
     while (c->end - c->p >= 2 && n < max) {
-        int hi = gdb_hex_digit(c->p[0]), lo = gdb_hex_digit(c->p[1]);
+        int hi = hex_digit(c->p[0]), lo = hex_digit(c->p[1]);
 
         if (hi < 0 || lo < 0)
             return -1;

@@ -1,21 +1,12 @@
 /* The GDB remote protocol's framing, a byte at a time (gdb_frame.h). */
 #include "gdb_frame.h"
 
+#include "../base/hex.h"
+
 void gdb_frame_reset(struct gdb_framer *f)
 {
     f->phase = 0;
     f->len = 0;
-}
-
-int gdb_hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 static enum gdb_frame_event between_packets(struct gdb_framer *f, char c)
@@ -57,7 +48,7 @@ enum gdb_frame_event gdb_frame_byte(struct gdb_framer *f, char c, bool no_ack)
         data_byte(f, c);
         return GDB_FRAME_NONE;
     }
-    d = gdb_hex_digit(c);
+    d = hex_digit(c);
     f->check = (uint8_t)(f->check << 4 | (d < 0 ? 0 : d));
     f->bad_digit |= d < 0;
     if (f->phase++ == 2)

@@ -29,9 +29,6 @@ struct gdb_framer {
     uint8_t sum, check;
 };
 
-/* A hex digit's value, or -1 (the packets' numbers use it too). */
-int gdb_hex_digit(char c);
-
 /* Start between packets. */
 void gdb_frame_reset(struct gdb_framer *f);
 

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/hex.h"
+
 void kernel_symbols_init(struct kernel_symbols *s)
 {
     memset(s, 0, sizeof(*s));
@@ -156,17 +158,6 @@ bool kernel_symbols_lookup(const struct kernel_symbols *s, uint64_t addr,
 }
 
 /* --- System.map ---------------------------------------------------------- */
-
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 /* "ADDR TYPE NAME": ADDR 1-16 hex digits, TYPE one letter, NAME printable
  * and without spaces, single spaces between. Returns whether it is. */
