@@ -8,6 +8,7 @@
 #include <linux/landlock.h>
 #include <liburing.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <stdint.h>
 #include <sched.h>
@@ -392,6 +393,64 @@ static void slirp_gets_no_more_than_it_needs(void)
     CHECK_CONTAINS(said, want);
 }
 
+/* ---- --gdb: its thread (SANDBOX_GDB) ---- */
+
+static int gdb_listener = -1;
+
+/* A listening socket on 127.0.0.1 with a client already waiting, made
+ * before the sandbox as gdb_listen() makes it. */
+static void open_gdb_listener(void)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET,
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t len = sizeof(a);
+    int client;
+
+    gdb_listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    if (gdb_listener < 0 || bind(gdb_listener, (struct sockaddr *)&a, sizeof(a)) ||
+        listen(gdb_listener, 1) || getsockname(gdb_listener, (struct sockaddr *)&a, &len))
+        child_exit(90);
+    client = socket(AF_INET, SOCK_STREAM, 0);
+    if (client < 0 || connect(client, (struct sockaddr *)&a, sizeof(a)))
+        child_exit(91);
+}
+
+/* What the gdb thread does: accept, poll, read, write, eventfd words. */
+static void gdb_session(int fd)
+{
+    struct pollfd p = { .fd = gdb_listener, .events = POLLIN };
+    int conn;
+
+    (void)fd;
+    if (poll(&p, 1, 5000) != 1)
+        child_exit(1);
+    conn = accept4(gdb_listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (conn < 0)
+        child_exit(2);
+    if (write(conn, "+$OK#9a", 7) != 7)
+        child_exit(3);
+    close(conn);
+}
+
+static void gdb_accepts_in_its_sandbox(void)
+{
+    char want[64];
+
+    before_sandbox = open_gdb_listener;
+    sandbox_extra = SANDBOX_GDB;
+    CHECK(in_sandbox(gdb_session) == 0);
+    CHECK(said[0] == '\0');
+    /* No new port, no other socket. */
+    CHECK(in_sandbox(no_new_listening_port) == STATUS_SANDBOX);
+    CHECK(in_sandbox(forbidden_getppid) == STATUS_SANDBOX);
+    /* Without the extra, no accept. */
+    sandbox_extra = 0;
+    CHECK(in_sandbox(gdb_session) == STATUS_SANDBOX);
+    snprintf(want, sizeof(want), "system call %d is", SYS_accept4);
+    CHECK_CONTAINS(said, want);
+    before_sandbox = NULL;
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);   /* no buffered lines doubled by fork */
@@ -403,5 +462,6 @@ int main(void)
     RUN(slirp_runs_in_its_sandbox);
     RUN(slirp_reads_only_resolv_conf);
     RUN(slirp_gets_no_more_than_it_needs);
+    RUN(gdb_accepts_in_its_sandbox);
     return check_exit_status();
 }
