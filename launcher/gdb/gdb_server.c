@@ -293,17 +293,14 @@ static void take_stop(struct gdb *g)
 }
 
 /* Without a client the guest runs, except at --gdb-wait's first stop,
- * which waits for one: breakpoints out, then go on. */
-static void client_gone(struct gdb *g)
+ * which waits for one: a client that left (or was dropped) takes its
+ * breakpoints with it, and the guest goes on. */
+static void let_go(struct gdb *g)
 {
-    if (g->conn_fd >= 0)
-        drop_client(g);
-    if (state_of(g) == GDB_STOPPED && !g->wait) {
-        if (!g->taken)
-            gdb_target_stopped(&g->target);
-        gdb_target_remove_all(&g->target);
-        resume(g, PERCH_GDB_CONTINUE);
-    }
+    if (!g->taken)
+        gdb_target_stopped(&g->target);
+    gdb_target_remove_all(&g->target);
+    resume(g, PERCH_GDB_CONTINUE);
 }
 
 static void accept_client(struct gdb *g)
@@ -336,11 +333,9 @@ static void act(struct gdb *g, enum gdb_action a)
         g->reply_due = true;
         resume(g, a == GDB_STEP ? PERCH_GDB_STEP : PERCH_GDB_CONTINUE);
         break;
-    case GDB_DETACH:
+    case GDB_DETACH:   /* let_go() next */
         send_packet(g, true, g->reply.data, g->reply.len);
         drop_client(g);
-        gdb_target_remove_all(&g->target);
-        resume(g, PERCH_GDB_CONTINUE);
         break;
     case GDB_KILL:
         if (!g->no_ack)
@@ -405,7 +400,7 @@ static void read_client(struct gdb *g)
     ssize_t n = read(g->conn_fd, buf, sizeof(buf));
 
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-        client_gone(g);
+        drop_client(g);
         return;
     }
     for (ssize_t i = 0; i < n && g->conn_fd >= 0; i++)
@@ -448,8 +443,10 @@ static void serve(void *arg)
         }
         if (s == GDB_STOPPED && !g->taken) {
             take_stop(g);
-            if (g->conn_fd < 0)
-                client_gone(g);
+            continue;
+        }
+        if (s == GDB_STOPPED && g->conn_fd < 0 && !g->wait) {
+            let_go(g);
             continue;
         }
         if (s == GDB_STOPPING && g->conn_fd >= 0)

@@ -215,6 +215,14 @@ else
     fail hostile/at_most_one_line "stderr: $(head -c 400 "$TMP/hostile.err")"
 fi
 
+# --- a client that stops reading: dropped, its breakpoint taken out ---
+start_perch deaf --gdb "$PORT" --gdb-wait -- /bin/sh -c 'cat /proc/version; echo deaf-done' ||
+    fail deaf/listens "$(head -c 300 "$TMP/deaf.err")"
+timeout 40 python3 tests/guests/gdb_client.py "$PORT" deaf "$OPENAT"
+wait_perch
+expect_status deaf 0
+expect_line deaf out '^deaf-done'
+
 # --- attach to a running guest, Ctrl-C, kill ---
 start_perch interrupt --gdb "$PORT" -- /bin/sh -c 'sleep 30; echo not-killed' ||
     fail interrupt/listens "$(head -c 300 "$TMP/interrupt.err")"

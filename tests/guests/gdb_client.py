@@ -12,6 +12,8 @@ Scenarios (each prints PASS/FAIL lines named gdb_client/SCENARIO/...):
                 a second client attaches, kill.
   user          a guest process in a busy loop: stopped in user mode,
                 stepped there, a breakpoint in its text, detach.
+  deaf ADDR     a breakpoint at ADDR, then requests whose replies it never
+                reads, until perch drops it.
 """
 import socket
 import sys
@@ -236,6 +238,27 @@ def user(port):
     c.s.close()
 
 
+def deaf(port, addr):
+    """A client that sets a breakpoint, then asks and asks and never reads
+    the replies: perch must drop it (taking the breakpoint out) rather
+    than wait on it, and the guest goes on."""
+    c = Client(port)
+    c.ask("?")
+    r = c.ask("Z0,%s,1" % addr)
+    check("deaf/Z0", r == "OK", r)
+    c.s.settimeout(30)
+    t = time.time()
+    request = frame("m%s,800" % addr) * 64
+    dropped = False
+    try:
+        while time.time() - t < 25:
+            c.send(request)
+    except OSError:
+        dropped = True
+    check("deaf/dropped", dropped, "perch still reads after %.0f s" % (time.time() - t))
+    c.s.close()
+
+
 def main():
     port, scenario = int(sys.argv[1]), sys.argv[2]
     try:
@@ -243,6 +266,8 @@ def main():
             hostile(port, sys.argv[3])
         elif scenario == "user":
             user(port)
+        elif scenario == "deaf":
+            deaf(port, sys.argv[3])
         else:
             interrupt(port)
     except (OSError, EOFError, ValueError) as e:
