@@ -97,6 +97,7 @@ void host_env_reset(uint64_t frames)
     host_env_kernel_cr3_slot = 0;
     memset(host_env_fault_address, 0, sizeof(host_env_fault_address));
     host_env_fs_base = host_env_gs_base = 0;
+    host_env_gdb_answer = NULL;
 }
 
 void *host_env_frame(uint64_t mfn)
@@ -210,6 +211,8 @@ static void stop(const char *why)
     abort();
 }
 
+void (*host_env_gdb_answer)(void);
+
 void env_call_launcher(void)
 {
     uint32_t reason = perch_shared.request.reason;
@@ -246,6 +249,10 @@ void env_call_launcher(void)
         }
         if (host_env_console_drain())
             stop("console ring index corrupted");
+        break;
+    case PERCH_REQ_GDB:
+        if (host_env_gdb_answer)
+            host_env_gdb_answer();
         break;
     default:
         break;   /* PERCH_REQ_PING and the like: nothing to do */
