@@ -94,7 +94,7 @@ void gdb_stop_reply(uint32_t why, struct gdb_reply *r)
 
 static void read_registers(const struct gdb_target *t, struct gdb_reply *r)
 {
-    uint8_t v[8];
+    uint8_t v[GDB_REG_MAX];
 
     r->len = 0;
     for (unsigned n = 0; n < GDB_NR_REGS; n++)
@@ -127,12 +127,12 @@ static bool take_range(struct cursor *c, uint64_t *addr, uint64_t *len)
     return take_hex(c, addr) && take_char(c, ',') && take_hex(c, len);
 }
 
-/* p: a register perch has no value of (the x87 and SSE ones) reads as
- * unavailable, x for each digit. */
+/* p: a register perch has no value of (the x87 and SSE ones, when KVM
+ * gave none) reads as unavailable, x for each digit. */
 static void read_register(const struct gdb_target *t, struct cursor *c, struct gdb_reply *r)
 {
     uint64_t n;
-    uint8_t v[8];
+    uint8_t v[GDB_REG_MAX];
     size_t size, known;
 
     if (!take_hex(c, &n) || !at_end(c))

@@ -9,8 +9,8 @@
 
 /* gdb's own amd64 features, trimmed: the core, sse and segments ones of
  * gdb/features/i386/64bit-*.xml, with plain types for the vector
- * registers (which perch cannot show). The registers are numbered in
- * this order from 0: gdb_target.h. */
+ * registers. The registers are numbered in this order from 0:
+ * gdb_target.h. */
 const char gdb_target_xml[] =
     "<?xml version=\"1.0\"?>"
     "<!DOCTYPE target SYSTEM \"gdb-target.dtd\">"
@@ -116,7 +116,71 @@ size_t gdb_target_reg_size(unsigned n)
     return n < 56 ? 16 : 0; /* xmm0-15 */
 }
 
-size_t gdb_target_get_reg(const struct gdb_target *t, unsigned n, uint8_t out[8])
+/* The tag of x87 register `phys` as gdb's full tag word has it (0 valid,
+ * 1 zero, 2 special, 3 empty) from FXSAVE's one bit a register and the
+ * register itself, as the CPU's own FSAVE would: i387_tag() in gdb. */
+static unsigned full_tag(const struct kvm_fpu *f, unsigned phys)
+{
+    unsigned top = (f->fsw >> 11) & 7;
+    const uint8_t *st = f->fpr[(phys - top) & 7];
+    unsigned exponent = (st[9] & 0x7f) << 8 | st[8];
+    uint64_t mantissa;
+
+    if (!(f->ftwx >> phys & 1))
+        return 3;
+    memcpy(&mantissa, st, 8);
+    if (exponent == 0x7fff)
+        return 2;
+    if (exponent == 0)
+        return mantissa ? 2 : 1;
+    return mantissa >> 63 ? 0 : 2;
+}
+
+/* 32-39: fctrl, fstat, ftag, fiseg, fioff, foseg, fooff, fop. In 64-bit
+ * mode FXSAVE keeps 64-bit instruction and operand pointers: their upper
+ * halves are fiseg and foseg, as gdb's amd64 FXSAVE reader takes them. */
+static uint64_t x87_control(const struct kvm_fpu *f, unsigned n)
+{
+    uint64_t tags = 0;
+
+    switch (n) {
+    case 32: return f->fcw;
+    case 33: return f->fsw;
+    case 34:
+        for (unsigned phys = 0; phys < 8; phys++)
+            tags |= (uint64_t)full_tag(f, phys) << (2 * phys);
+        return tags;
+    case 35: return f->last_ip >> 32;
+    case 36: return (uint32_t)f->last_ip;
+    case 37: return f->last_dp >> 32;
+    case 38: return (uint32_t)f->last_dp;
+    default: return f->last_opcode & 0x7ff;
+    }
+}
+
+/* 24-56 from the FXSAVE image, when the vCPU gave one. */
+static size_t fpu_reg(const struct gdb_target *t, unsigned n, uint8_t out[GDB_REG_MAX])
+{
+    uint64_t v;
+
+    if (!t->has_fpu)
+        return 0;
+    if (n < 32) {
+        memcpy(out, t->fpu.fpr[n - 24], 10);
+        return 10;
+    }
+    if (n >= 40 && n < 56) {
+        memcpy(out, t->fpu.xmm[n - 40], 16);
+        return 16;
+    }
+    v = n == 56 ? t->fpu.mxcsr : x87_control(&t->fpu, n);
+    for (size_t i = 0; i < 4; i++)
+        out[i] = (uint8_t)(v >> (8 * i));
+    return 4;
+}
+
+size_t gdb_target_get_reg(const struct gdb_target *t, unsigned n,
+                          uint8_t out[GDB_REG_MAX])
 {
     struct perch_gdb_regs copy = t->regs;
     uint64_t v;
@@ -126,6 +190,8 @@ size_t gdb_target_get_reg(const struct gdb_target *t, unsigned n, uint8_t out[8]
         v = n == GDB_REG_FS_BASE ? copy.fs_base : copy.gs_base;
     else if (n < GDB_NR_REGS)
         v = n < 17 ? *reg64(&copy, n) : reg32(&copy, n);
+    else if (size)
+        return fpu_reg(t, n, out);
     else
         return 0;
     for (size_t i = 0; i < size; i++)

@@ -13,12 +13,13 @@
 
 #include "../../abi/layout.h"
 #include "../vm/guest_memory.h"
+#include "../vm/kvm.h"
 
 /* The g packet: gdb's amd64 registers 0-23, rax ... r15, rip, eflags, cs,
  * ss, ds, es, fs, gs (164 bytes). perch's target description numbers the
  * rest as gdb's own amd64 one does: st0-7, the x87 control registers,
- * xmm0-15 and mxcsr (24-56, which the Host does not keep: unavailable),
- * then fs_base and gs_base. */
+ * xmm0-15 and mxcsr (24-56, from the vCPU's FXSAVE image: the Host never
+ * touches them), then fs_base and gs_base. */
 #define GDB_NR_REGS 24
 #define GDB_REG_FS_BASE 57
 #define GDB_REG_GS_BASE 58
@@ -42,6 +43,8 @@ struct gdb_target {
     struct guest_memory *gm;
     struct perch_gdb_regs regs;    /* taken at the stop */
     bool regs_changed;
+    struct kvm_fpu fpu;            /* the vCPU's, taken at the stop */
+    bool has_fpu;
     struct gdb_breakpoint bp[PERCH_GDB_BREAKPOINTS];
 };
 
@@ -53,7 +56,8 @@ void gdb_target_resume(struct gdb_target *t, uint64_t how);
 
 /* Register n (gdb's numbering) into out, little-endian; returns its size
  * in bytes, 0 for a register perch does not have a value of. */
-size_t gdb_target_get_reg(const struct gdb_target *t, unsigned n, uint8_t out[8]);
+size_t gdb_target_get_reg(const struct gdb_target *t, unsigned n,
+                          uint8_t out[GDB_REG_MAX]);
 
 /* Set register n from size bytes; -1 for one perch does not have or a
  * wrong size. */

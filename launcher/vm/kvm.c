@@ -278,6 +278,28 @@ int kvm_vcpu_run(struct kvm_vm *vm, struct error *e)
     return fail(e, "KVM_RUN: %s", strerror(errno));
 }
 
+/* The legacy area's layout (SDM vol. 1, "FXSAVE"), which KVM fills with
+ * the init values of a component the guest left in its init state. */
+int kvm_vcpu_fpu(struct kvm_vm *vm, struct kvm_fpu *fpu)
+{
+    static struct kvm_xsave x;   /* 4 KiB; the vCPU thread's alone */
+    const uint8_t *a = (const uint8_t *)x.region;
+
+    if (ioctl(vm->vcpu_fd, KVM_GET_XSAVE, &x) < 0)
+        return -1;
+    memset(fpu, 0, sizeof(*fpu));
+    memcpy(&fpu->fcw, a + 0, 2);
+    memcpy(&fpu->fsw, a + 2, 2);
+    fpu->ftwx = a[4];
+    memcpy(&fpu->last_opcode, a + 6, 2);
+    memcpy(&fpu->last_ip, a + 8, 8);
+    memcpy(&fpu->last_dp, a + 16, 8);
+    memcpy(&fpu->mxcsr, a + 24, 4);
+    memcpy(fpu->fpr, a + 32, sizeof(fpu->fpr));
+    memcpy(fpu->xmm, a + 160, sizeof(fpu->xmm));
+    return 0;
+}
+
 uint64_t kvm_vcpu_rip(struct kvm_vm *vm)
 {
     struct kvm_regs regs;

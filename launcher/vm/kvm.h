@@ -57,6 +57,11 @@ int kvm_signal_msi(struct kvm_vm *vm, uint8_t vector);
 /* The vCPU's TSC rate in kHz (0 if KVM does not say). */
 uint32_t kvm_tsc_khz(struct kvm_vm *vm);
 
+/* The vCPU's x87 and SSE state now, in FXSAVE's terms (from
+ * KVM_GET_XSAVE's legacy area: KVM_GET_FPU reads MXCSR 0 on these hosts,
+ * docs/kvm.md); 0, or -1. */
+int kvm_vcpu_fpu(struct kvm_vm *vm, struct kvm_fpu *fpu);
+
 /* The vCPU's rip at the last exit, for diagnostics. */
 uint64_t kvm_vcpu_rip(struct kvm_vm *vm);
 

@@ -60,6 +60,7 @@ static const unsigned allowed_unless_exec[] = { __NR_mmap, __NR_mprotect };
  * kind of fd). */
 static const unsigned allowed_ioctls[] = {
     KVM_RUN, KVM_GET_REGS,   /* the vCPU loop, and rip for messages */
+    KVM_GET_XSAVE,           /* --gdb: the guest's x87 and SSE registers */
     KVM_SIGNAL_MSI,          /* console input: the backend's interrupt */
     TCGETS, TCSETS,          /* isatty(), and restoring the terminal */
 };

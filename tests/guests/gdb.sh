@@ -77,6 +77,8 @@ echo @bytes\n
 x/4bx \$pc
 echo @gs_base\n
 info registers gs_base
+echo @mxcsr\n
+info registers mxcsr fctrl
 stepi
 echo @stepped\n
 info registers rip
@@ -120,6 +122,12 @@ if section gs_base | grep -Eq "^gs_base +0xffff8880[0-9a-f]+ "; then
     pass gdb/gs_base
 else
     fail gdb/gs_base "$(section gs_base | head -c 200)"
+fi
+# The SSE and x87 control words, from the vCPU (Linux's defaults).
+if section mxcsr | grep -Eq "^mxcsr +0x1f80 " && section mxcsr | grep -Eq "^fctrl +0x37f "; then
+    pass gdb/fpu_registers
+else
+    fail gdb/fpu_registers "$(section mxcsr | head -c 200)"
 fi
 stepped=$(section stepped | sed -n 's/^rip \+\(0x[0-9a-f]*\) .*/\1/p')
 if [ -n "$stepped" ] && [ "$stepped" != "0x$OPENAT" ]; then

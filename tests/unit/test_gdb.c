@@ -242,6 +242,41 @@ static void registers(void)
     CHECK(reply_is("OK") && t.regs.rflags == 0);
 }
 
+/* The x87 and SSE registers from the vCPU's FXSAVE image, read-only. */
+static void fpu_registers(void)
+{
+    build();
+    t.has_fpu = true;
+    t.fpu.fcw = 0x37f;
+    t.fpu.fsw = 7u << 11;            /* TOP 7: ST(0) is physical 7 */
+    t.fpu.ftwx = 0x80;               /* physical 7 in use, the rest empty */
+    t.fpu.fpr[0][7] = 0x80;          /* 1.0: integer bit, exponent 0x3fff */
+    t.fpu.fpr[0][8] = 0xff;
+    t.fpu.fpr[0][9] = 0x3f;
+    t.fpu.last_ip = 0xffffffff81000010ull;
+    t.fpu.last_opcode = 0x7ff | 0xf800;
+    t.fpu.mxcsr = 0x1f80;
+    t.fpu.xmm[1][0] = 0xab;
+    ask("p18");   /* st0 */
+    CHECK(reply_is("0000000000000080ff3f"));
+    ask("p20");   /* fctrl */
+    CHECK(reply_is("7f030000"));
+    ask("p22");   /* ftag: physical 7 valid (00), the others empty (11) */
+    CHECK(reply_is("ff3f0000"));
+    ask("p23");   /* fiseg: the upper half of the 64-bit FPU ip */
+    CHECK(reply_is("ffffffff"));
+    ask("p24");   /* fioff */
+    CHECK(reply_is("10000081"));
+    ask("p27");   /* fop: 11 bits */
+    CHECK(reply_is("ff070000"));
+    ask("p29");   /* xmm1 */
+    CHECK(reply_is("ab000000000000000000000000000000"));
+    ask("p38");   /* mxcsr */
+    CHECK(reply_is("801f0000"));
+    ask("P38=00000000");
+    CHECK(reply_is("E00"));
+}
+
 static void register_write_back(void)
 {
     build();
@@ -397,6 +432,7 @@ int main(void)
     RUN(breakpoints);
     RUN(breakpoint_table_full);
     RUN(registers);
+    RUN(fpu_registers);
     RUN(register_write_back);
     RUN(resume_packets);
     RUN(queries);
