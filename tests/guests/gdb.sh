@@ -208,6 +208,31 @@ else
     fail changes/gdb_hears_231 "$(tail -c 300 "$TMP/gdb.out")"
 fi
 
+# --- with symbols: perch's own test guest, source-level (a breakpoint by
+# name, the backtrace through the guest's frames, finish's temporary
+# breakpoint at the return address) ---
+cat >"$TMP/symbols.gdb" <<EOF
+target remote 127.0.0.1:$PORT
+break printk
+continue
+bt
+finish
+delete
+continue
+EOF
+start_perch symbols --gdb "$PORT" --gdb-wait "$GUESTS/hello.elf" ||
+    fail symbols/listens "$(head -c 300 "$TMP/symbols.err")"
+timeout 50 gdb -batch -nx -x "$TMP/symbols.gdb" "$GUESTS/hello.elf" >"$TMP/gdb.out" 2>&1 </dev/null
+wait_perch
+expect_status symbols 0
+if grep -q '^Breakpoint 1, printk (fmt=.*"Hello from a perch PV guest' "$TMP/gdb.out" &&
+   grep -q '^#1 .* in guest_main ' "$TMP/gdb.out" && grep -q '^Value returned is .* = 28$' "$TMP/gdb.out"; then
+    pass symbols/source_level
+else
+    fail symbols/source_level "$(grep -v '^warning' "$TMP/gdb.out" | head -c 400)"
+fi
+expect_line symbols out '^hello: done'
+
 # --- a client that speaks the protocol badly, then detaches ---
 start_perch hostile --gdb "127.0.0.1:$PORT" --gdb-wait -- /bin/sh -c 'cat /proc/version; echo hostile-done; exit 5' ||
     fail hostile/listens "$(head -c 300 "$TMP/hostile.err")"
