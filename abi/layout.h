@@ -391,9 +391,6 @@ struct perch_shared {
         uint64_t grant_nr_frames;
         /* The CPU the guest's CPUID and MSR answers start from. */
         struct perch_cpu cpu;
-        /* --gdb: the Host looks at perch_shared.gdb (read once at boot;
-         * 0: it never does). */
-        uint64_t gdb;
     } boot;
 
     struct {
@@ -449,11 +446,13 @@ struct perch_shared {
     uint32_t console_cons;
     uint8_t console_ring[PERCH_CONSOLE_RING_BYTES];
 
-    /* --gdb (host/gdb.c, launcher/gdb/); the Host reads it only when
-     * boot.gdb is set. Guest-writable like the rest: the Host copies
-     * what it takes, the Launcher shows gdb numbers and walks only guest
-     * frames. */
+    /* --gdb (host/gdb.c, launcher/gdb/). Guest-writable like the rest:
+     * the Host copies what it takes, the Launcher shows gdb numbers and
+     * walks only guest frames. */
     struct {
+        /* Written before the vCPU first runs, like boot, and read by the
+         * Host once at boot: 0, and it never looks at the rest. */
+        uint64_t enabled;
         uint64_t stop;            /* Launcher sets, Host takes: stop for gdb */
         uint64_t resume;          /* Launcher, at a stop: PERCH_GDB_CONTINUE/STEP */
         uint64_t regs_changed;    /* Launcher, at a stop: load regs back */

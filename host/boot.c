@@ -35,7 +35,7 @@ _Noreturn void host_boot(struct cpu_regs *regs)
     mm_frames = (struct mm_frame_info *)b->frame_table_va;
     mm_strict = b->strict;
     optimizations_off = (uint32_t)b->optimizations_off;
-    gdb_enabled = b->gdb != 0;
+    gdb_enabled = perch_shared.gdb.enabled != 0;
     if (mm_boot())
         host_fatal("the builder's page tables break the PV rules");
     env_interrupts_init();

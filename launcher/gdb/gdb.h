@@ -75,7 +75,7 @@ int gdb_option_parse(const char *s, uint16_t *port, struct error *e);
  * --gdb-wait. */
 int gdb_listen(struct gdb *g, uint16_t port, bool wait, struct error *e);
 
-/* Before the vCPU first runs: tell the Host (boot.gdb) and, for
+/* Before the vCPU first runs: tell the Host (gdb.enabled) and, for
  * --gdb-wait, ask for the stop at the guest's first instruction. */
 void gdb_prepare(struct gdb *g, struct perch_shared *shared, struct kvm_vm *vm,
                  struct guest_memory *gm);

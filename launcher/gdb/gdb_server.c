@@ -88,7 +88,7 @@ void gdb_prepare(struct gdb *g, struct perch_shared *shared, struct kvm_vm *vm,
     g->vm = vm;
     g->target.shared = shared;
     g->target.gm = gm;
-    shared->boot.gdb = 1;
+    shared->gdb.enabled = 1;
     g->state = g->wait ? GDB_STOPPING : GDB_RUNNING;
     g->asked = PERCH_GDB_STOP_TRAP;
     shared->gdb.stop = g->wait;
