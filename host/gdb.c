@@ -15,10 +15,6 @@
 
 bool gdb_enabled;
 
-/* A step ended inside a hypercall the stepped `syscall` made: stop at the
- * guest's next instruction, on the way back. */
-static bool stop_after_hypercall;
-
 static void save_regs(const struct cpu_regs *regs, volatile struct perch_gdb_regs *g)
 {
     g->rax = regs->rax; g->rbx = regs->rbx; g->rcx = regs->rcx; g->rdx = regs->rdx;
@@ -60,12 +56,21 @@ static void stop(struct cpu_regs *regs, uint64_t why)
     if (g->regs_changed)
         load_regs(regs, &g->regs);
     current->gdb_step_flags = g->resume == PERCH_GDB_STEP ? RFLAGS_TF : 0;
+    current->gdb_step_rip = regs->rip;
 }
 
+/*
+ * A step that comes back through here somewhere else than it began never
+ * saw its #DB: the Host carried the instruction out (an emulated one, a
+ * trapped page-table store, a hypercall: below), or it sent the guest to
+ * a handler (a fault bounced). Either way the step is over, there. At
+ * the same rip it has not run yet (an interrupt came first): go on with
+ * TF.
+ */
 void gdb_on_resume(struct cpu_regs *regs)
 {
-    if (stop_after_hypercall) {
-        stop_after_hypercall = false;
+    if (current->gdb_step_flags && regs->rip != current->gdb_step_rip) {
+        current->gdb_step_flags = 0;
         stop(regs, PERCH_GDB_STOP_TRAP);
     } else if (__atomic_exchange_n(&perch_shared.gdb.stop, 0, __ATOMIC_SEQ_CST)) {
         stop(regs, PERCH_GDB_STOP_INT);
@@ -92,7 +97,8 @@ static bool is_breakpoint(uint64_t va)
  * entry's first instruction (measured: docs/kvm.md, "#DB"), which stores
  * rsp and changes no register. Either way the registers are still the
  * guest's: make the hypercall (or, from guest user, the system call) as
- * the entry would have, and stop on the way back to the guest.
+ * the entry would have; the step, still on, ends on the way back (at the
+ * instruction after it, or in the kernel's syscall callback).
  */
 #define SYSCALL_ENTRY_FIRST_INSN 7   /* mov %rsp, guest_rsp_at_syscall(%rip) */
 
@@ -105,7 +111,6 @@ static bool at_syscall_entry(uint64_t rip)
 static _Noreturn void stepped_syscall(struct cpu_regs *regs)
 {
     regs->r11 &= ~RFLAGS_TF;
-    stop_after_hypercall = true;
     if (!current->in_kernel && !current->isolation_off)
         user_syscall(regs);
     regs->rip = regs->rcx;
@@ -125,7 +130,6 @@ void gdb_event(struct cpu_regs *regs)
     if (regs->vector == 3 && regs->rip > 1 && is_breakpoint(regs->rip - 1)) {
         regs->rip--;
     } else if (regs->vector == 1 && stepping) {
-        current->gdb_step_flags = 0;
         regs->rflags &= ~RFLAGS_TF;
         if (at_syscall_entry(regs->rip))
             stepped_syscall(regs);

@@ -82,8 +82,10 @@ struct vcpu {
     uint64_t proven_fault_rip, proven_fault_cr3, proven_fault_address;
 
     /* --gdb (host/gdb.c): TF while gdb steps the guest, else 0; the way
-     * out keeps it in the guest's flags. */
+     * out keeps it in the guest's flags. gdb_step_rip: where the step
+     * began. */
     uint64_t gdb_step_flags;
+    uint64_t gdb_step_rip;
 };
 
 /* The vCPU the Host is serving now (host/guest_mode.c). */

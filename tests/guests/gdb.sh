@@ -19,7 +19,7 @@ trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
 # Symbols from the guest itself: a PV kernel is not relocated, so the
 # addresses hold for every run of the same kernel.
 timeout 60 "$PERCH" run -- /bin/sh -c \
-    "grep -E ' (startup_xen|do_sys_openat2|__x64_sys_exit_group|xen_hypercall_pv)\$' /proc/kallsyms" \
+    "grep -E ' (startup_xen|do_sys_openat2|__x64_sys_exit_group|xen_hypercall_pv|ptep_clear_flush)\$' /proc/kallsyms" \
     >"$TMP/syms.out" 2>"$TMP/syms.err" </dev/null
 if grep -q "cannot fetch Debian's cloud kernel" "$TMP/syms.err"; then
     echo "SKIP gdb: $(grep -m1 '^perch: ' "$TMP/syms.err")"
@@ -31,7 +31,8 @@ ENTRY=$(sym startup_xen)
 OPENAT=$(sym do_sys_openat2)
 EXIT_GROUP=$(sym __x64_sys_exit_group)
 HYPERCALL=$(sym xen_hypercall_pv)
-if [ -n "$ENTRY" ] && [ -n "$OPENAT" ] && [ -n "$EXIT_GROUP" ] && [ -n "$HYPERCALL" ] && [ "$OPENAT" != 0000000000000000 ]; then
+PTEP_CLEAR_FLUSH=$(sym ptep_clear_flush)
+if [ -n "$ENTRY" ] && [ -n "$OPENAT" ] && [ -n "$EXIT_GROUP" ] && [ -n "$HYPERCALL" ] && [ -n "$PTEP_CLEAR_FLUSH" ] && [ "$OPENAT" != 0000000000000000 ]; then
     pass gdb/kallsyms
 else
     fail gdb/kallsyms "no addresses in the guest's /proc/kallsyms: $(head -c 300 "$TMP/syms.out")"
@@ -177,6 +178,37 @@ for opts in "" --no-cpl3-events; do
     fi
     expect_status "$name" 0
 done
+
+# --- a step over an instruction the Host carries out: ptep_clear_flush's
+# xchg into a page table traps and is emulated (ptwr); the step ends at
+# the next instruction, not one further. ---
+STORE_AT=$(printf '%x' $((0x$PTEP_CLEAR_FLUSH + 0xc)))
+cat >"$TMP/store.gdb" <<EOF
+set architecture i386:x86-64
+target remote 127.0.0.1:$PORT
+break *0x$STORE_AT
+continue
+echo @insns\n
+x/2i \$pc
+stepi
+echo @after\n
+info registers rip
+delete
+continue
+EOF
+start_perch store --gdb "$PORT" --gdb-wait -- /bin/true ||
+    fail store/listens "$(head -c 300 "$TMP/store.err")"
+timeout 50 gdb -batch -nx -x "$TMP/store.gdb" >"$TMP/gdb.out" 2>&1 </dev/null
+wait_perch
+next_insn=$(section insns | sed -n '2s/^ *\(0x[0-9a-f]*\):.*/\1/p')
+if ! section insns | head -1 | grep -q "0x$STORE_AT:[[:space:]]*xchg"; then
+    echo "SKIP store/step_over_emulated: ptep_clear_flush+0xc is no xchg in this kernel"
+elif [ -n "$next_insn" ] && section after | grep -Eq "^rip +$next_insn "; then
+    pass store/step_over_emulated
+else
+    fail store/step_over_emulated "want rip $next_insn: $(grep -v '^warning\|^determining' "$TMP/gdb.out" | head -c 400)"
+fi
+expect_status store 0
 
 # --- gdb changes the guest: conditional breakpoints at exit_group (each
 # miss is a stop and a continue), a memory write into the inner shell's

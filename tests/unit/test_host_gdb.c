@@ -160,6 +160,29 @@ static void a_step(void)
     CHECK(host_env_last_request()->reason == PERCH_REQ_FATAL);
 }
 
+/* A step the Host finished itself (an emulated instruction, a trapped
+ * page-table store) or that was sent to a handler never sees its #DB: it
+ * is over where the guest comes back; at the same rip (an interrupt came
+ * first) it goes on. */
+static void a_step_the_host_finished(void)
+{
+    struct cpu_regs r = frame_at(KERNEL_RIP, 0);
+
+    setup(true);
+    perch_shared.gdb.stop = 1;
+    host_env_gdb_answer = answer_step;
+    CHECK(LEAVES(guest_resume(&r)) && gdb_requests() == 1);
+    host_env_gdb_answer = NULL;
+    r = frame_at(KERNEL_RIP, 0);          /* an interrupt before it ran */
+    CHECK(LEAVES(guest_resume(&r)) && gdb_requests() == 1);
+    CHECK(host_env_exit_regs.rflags & RFLAGS_TF);
+    r = frame_at(KERNEL_RIP + 3, 0);      /* emulated: rip past it */
+    CHECK(LEAVES(guest_resume(&r)) && gdb_requests() == 2);
+    CHECK(host_env_last_request()->arg0 == PERCH_GDB_STOP_TRAP);
+    CHECK(perch_shared.gdb.regs.rip == KERNEL_RIP + 3);
+    CHECK(!(host_env_exit_regs.rflags & RFLAGS_TF));
+}
+
 static void the_launchers_registers_as_far_as_the_guest_may(void)
 {
     struct cpu_regs r = frame_at(KERNEL_RIP, 0);
@@ -225,6 +248,7 @@ int main(void)
     RUN(a_stop_asked_for);
     RUN(gdbs_breakpoint_stops_the_guests_bounces);
     RUN(a_step);
+    RUN(a_step_the_host_finished);
     RUN(the_launchers_registers_as_far_as_the_guest_may);
     RUN(a_stepped_hypercall);
     RUN(a_debug_trap_in_the_host_is_perchs);
