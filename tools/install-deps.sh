@@ -70,6 +70,8 @@ if [ "$mode" = test ]; then
     # a Recommends of clang.
     packages "libFuzzer, for make test's fuzz smoke pass: tests/fuzz/smoke.sh" \
         clang libclang-rt-dev
+    packages "tests/guests/gdb.sh drives a real gdb at perch run --gdb, and a python3 client that speaks the protocol badly" \
+        gdb python3
     # A package check: mke2fs is in /sbin, outside a user's PATH.
     packages "tests/guests/linux_disk.sh makes an ext4 image with mke2fs and checks it with e2fsck" \
         e2fsprogs

@@ -15,7 +15,7 @@ chmod 711 "$TMP"
 : >"$TMP/kvm_open" && chmod 666 "$TMP/kvm_open"
 : >"$TMP/kvm_root" && chmod 600 "$TMP/kvm_root"
 
-ALL_PKGS="zlib1g-dev liblzma-dev libzstd-dev liblz4-dev liburing-dev libslirp-dev clang libclang-rt-dev e2fsprogs"
+ALL_PKGS="zlib1g-dev liblzma-dev libzstd-dev liblz4-dev liburing-dev libslirp-dev clang libclang-rt-dev gdb python3 e2fsprogs"
 ALL_CMDS="gcc make objcopy qemu-system-x86_64"
 
 # fake_bin DIR: the fakes, steered by the FAKE_* variables below. Each

@@ -6,8 +6,8 @@
 # never crashes, and the guest's command still ends as it would.
 . tests/lib.sh
 
-if ! command -v gdb >/dev/null; then
-    echo "SKIP gdb: no gdb (apt-get install gdb)"
+if ! command -v gdb >/dev/null || ! command -v python3 >/dev/null; then
+    echo "SKIP gdb: needs gdb and python3 (apt-get install gdb python3)"
     exit 0
 fi
 
