@@ -102,14 +102,14 @@ static void read_registers(const struct gdb_target *t, struct gdb_reply *r)
 }
 
 /* G: as many whole registers as the packet holds, in g's order. */
-static void write_registers(struct gdb_target *t, struct cursor *c, struct gdb_reply *r)
+static const char *write_registers(struct gdb_target *t, struct cursor *c)
 {
     uint8_t bytes[GDB_PACKET_MAX / 2];
     long n = take_bytes(c, bytes, sizeof(bytes));
     size_t at = 0;
 
     if (n < 0)
-        { say(r, "E01"); return; }
+        return "E01";
     for (unsigned reg = 0; reg < GDB_NR_REGS; reg++) {
         size_t size = reg < 17 ? 8 : 4;
 
@@ -118,7 +118,7 @@ static void write_registers(struct gdb_target *t, struct cursor *c, struct gdb_r
         gdb_target_set_reg(t, reg, bytes + at, size);
         at += size;
     }
-    say(r, "OK");
+    return "OK";
 }
 
 /* "ADDR,LEN", the start of m, M, Z and z. */
@@ -129,32 +129,33 @@ static bool take_range(struct cursor *c, uint64_t *addr, uint64_t *len)
 
 /* p: a register perch has no value of (the x87 and SSE ones, when KVM
  * gave none) reads as unavailable, x for each digit. */
-static void read_register(const struct gdb_target *t, struct cursor *c, struct gdb_reply *r)
+static const char *read_register(const struct gdb_target *t, struct cursor *c, struct gdb_reply *r)
 {
     uint64_t n;
     uint8_t v[GDB_REG_MAX];
     size_t size, known;
 
     if (!take_hex(c, &n) || !at_end(c))
-        { say(r, "E01"); return; }
+        return "E01";
     size = n < 256 ? gdb_target_reg_size((unsigned)n) : 0;
     if (!size)
-        { say(r, "E00"); return; }
+        return "E00";
     known = gdb_target_get_reg(t, (unsigned)n, v);
     r->len = 0;
     if (known) {
         put_hex(r, v, known);
-        return;
+        return NULL;
     }
     memset(r->data, 'x', 2 * size);
     r->len = 2 * size;
     r->data[r->len] = 0;
+    return NULL;
 }
 
 /* qXfer:features:read:target.xml:OFFSET,LENGTH: the part asked for, 'm'
  * when more follows, 'l' for the last. The XML has no byte the binary
  * reply would have to escape ($, #, }, *). */
-static void read_features(const char *pkt, size_t len, struct gdb_reply *r)
+static const char *read_features(const char *pkt, size_t len, struct gdb_reply *r)
 {
     static const char prefix[] = "qXfer:features:read:target.xml:";
     struct cursor c = { pkt + sizeof(prefix) - 1, pkt + len };
@@ -162,11 +163,11 @@ static void read_features(const char *pkt, size_t len, struct gdb_reply *r)
     uint64_t off, want;
 
     if (len < sizeof(prefix) - 1 || memcmp(pkt, prefix, sizeof(prefix) - 1))
-        { say(r, "E00"); return; }
+        return "E00";
     if (!take_range(&c, &off, &want) || !at_end(&c))
-        { say(r, "E01"); return; }
+        return "E01";
     if (off > total)
-        { say(r, "E01"); return; }
+        return "E01";
     n = total - (size_t)off;
     if (want < n)
         n = (size_t)want;
@@ -176,76 +177,74 @@ static void read_features(const char *pkt, size_t len, struct gdb_reply *r)
     memcpy(r->data + 1, gdb_target_xml + off, n);
     r->len = n + 1;
     r->data[r->len] = 0;
+    return NULL;
 }
 
-static void write_register(struct gdb_target *t, struct cursor *c, struct gdb_reply *r)
+static const char *write_register(struct gdb_target *t, struct cursor *c)
 {
     uint64_t n;
     uint8_t v[8];
     long size;
 
     if (!take_hex(c, &n) || !take_char(c, '='))
-        { say(r, "E01"); return; }
+        return "E01";
     size = take_bytes(c, v, sizeof(v));
     if (size < 0 || n >= GDB_NR_REGS ||
         gdb_target_set_reg(t, (unsigned)n, v, (size_t)size))
-        { say(r, "E00"); return; }
-    say(r, "OK");
+        return "E00";
+    return "OK";
 }
 
 
 /* m: what can be read from addr on, up to what a reply holds; E14 (EFAULT)
  * when not even the first byte is the guest's. */
-static void read_memory(const struct gdb_target *t, struct cursor *c, struct gdb_reply *r)
+static const char *read_memory(const struct gdb_target *t, struct cursor *c, struct gdb_reply *r)
 {
     uint8_t bytes[GDB_PACKET_MAX / 2];
     uint64_t addr, len;
     size_t got;
 
     if (!take_range(c, &addr, &len) || !at_end(c))
-        { say(r, "E01"); return; }
+        return "E01";
     if (len > sizeof(bytes))
         len = sizeof(bytes);
     got = gdb_target_read(t, addr, bytes, (size_t)len);
     if (!got && len)
-        { say(r, "E14"); return; }
+        return "E14";
     r->len = 0;
-    r->data[0] = 0;
     put_hex(r, bytes, got);
+    return NULL;
 }
 
-static void write_memory(struct gdb_target *t, struct cursor *c, struct gdb_reply *r)
+static const char *write_memory(struct gdb_target *t, struct cursor *c)
 {
     uint8_t bytes[GDB_PACKET_MAX / 2];
     uint64_t addr, len;
     long n;
 
     if (!take_range(c, &addr, &len) || !take_char(c, ':'))
-        { say(r, "E01"); return; }
+        return "E01";
     n = take_bytes(c, bytes, sizeof(bytes));
     if (n < 0 || (uint64_t)n != len)
-        { say(r, "E01"); return; }
+        return "E01";
     if (gdb_target_write(t, addr, bytes, (size_t)n) != (size_t)n)
-        { say(r, "E14"); return; }
-    say(r, "OK");
+        return "E14";
+    return "OK";
 }
 
 /* Z0/z0: software breakpoints; the other kinds (hardware, watchpoints)
  * get the empty reply: not offered. */
-static void breakpoint(struct gdb_target *t, bool insert, struct cursor *c,
-                       struct gdb_reply *r)
+static const char *breakpoint(struct gdb_target *t, bool insert, struct cursor *c)
 {
     uint64_t addr, kind;
 
-    if (!take_char(c, '0')) {
-        r->len = 0;
-        return;
-    }
+    if (!take_char(c, '0'))
+        return "";
     if (!take_char(c, ',') || !take_range(c, &addr, &kind))
-        { say(r, "E01"); return; }
+        return "E01";
     if (insert ? gdb_target_insert(t, addr) : gdb_target_remove(t, addr))
-        { say(r, "E14"); return; }
-    say(r, "OK");
+        return "E14";
+    return "OK";
 }
 
 /* c [ADDR] / s [ADDR]: resume, at ADDR if given. */
@@ -301,8 +300,12 @@ static enum gdb_action query(const char *pkt, size_t len, struct gdb_reply *r)
     if (is(pkt, len, "qSupported"))
         say(r, "PacketSize=%x;QStartNoAckMode+;vContSupported+;"
                "qXfer:features:read+", GDB_PACKET_MAX);
-    else if (is(pkt, len, "qXfer:features:read:"))
-        read_features(pkt, len, r);
+    else if (is(pkt, len, "qXfer:features:read:")) {
+        const char *error = read_features(pkt, len, r);
+
+        if (error)
+            say(r, "%s", error);
+    }
     else if (is(pkt, len, "QStartNoAckMode")) {
         say(r, "OK");
         return GDB_NO_ACK;
@@ -319,10 +322,27 @@ static enum gdb_action query(const char *pkt, size_t len, struct gdb_reply *r)
     return GDB_REPLY;
 }
 
+/* The packets whose reply is a word (OK, an error, empty), or that fill
+ * the reply themselves (NULL). */
+static const char *worded(struct gdb_target *t, char kind, struct cursor *c,
+                          struct gdb_reply *r)
+{
+    switch (kind) {
+    case 'G': return write_registers(t, c);
+    case 'p': return read_register(t, c, r);
+    case 'P': return write_register(t, c);
+    case 'm': return read_memory(t, c, r);
+    case 'M': return write_memory(t, c);
+    case 'Z': return breakpoint(t, true, c);
+    default:  return breakpoint(t, false, c);
+    }
+}
+
 enum gdb_action gdb_command(struct gdb_target *t, uint32_t why, const char *pkt,
                             size_t len, struct gdb_reply *r)
 {
     struct cursor c = { pkt + (len ? 1 : 0), pkt + len };
+    const char *word;
 
     r->len = 0;
     r->data[0] = 0;
@@ -331,13 +351,11 @@ enum gdb_action gdb_command(struct gdb_target *t, uint32_t why, const char *pkt,
     switch (pkt[0]) {
     case '?': gdb_stop_reply(why, r); break;
     case 'g': read_registers(t, r); break;
-    case 'G': write_registers(t, &c, r); break;
-    case 'p': read_register(t, &c, r); break;
-    case 'P': write_register(t, &c, r); break;
-    case 'm': read_memory(t, &c, r); break;
-    case 'M': write_memory(t, &c, r); break;
-    case 'Z': breakpoint(t, true, &c, r); break;
-    case 'z': breakpoint(t, false, &c, r); break;
+    case 'G': case 'p': case 'P': case 'm': case 'M': case 'Z': case 'z':
+        word = worded(t, pkt[0], &c, r);
+        if (word)
+            say(r, "%s", word);
+        break;
     case 'c': return resume(t, &c, GDB_CONTINUE, r);
     case 's': return resume(t, &c, GDB_STEP, r);
     case 'C': return GDB_CONTINUE;   /* with a signal: ignored */
