@@ -312,6 +312,10 @@ static void accept_client(struct gdb *g)
 
     if (fd < 0)
         return;
+    if (g->conn_fd >= 0) {   /* one client at a time: a second one is closed */
+        close(fd);
+        return;
+    }
     g->conn_fd = fd;
     g->no_ack = g->complained = false;
     gdb_frame_reset(&g->in);
@@ -426,8 +430,8 @@ static void ended(struct gdb *g)
     drop_client(g);
 }
 
-/* What the thread waits on: the vCPU thread's news always; the client's
- * bytes (or a new client) except while a stop is on its way, when it
+/* What the thread waits on: the vCPU thread's news and new clients
+ * always; the client's bytes except while a stop is on its way, when it
  * kicks again now and then. */
 static void serve(void *arg)
 {
@@ -435,9 +439,10 @@ static void serve(void *arg)
 
     for (;;) {
         enum gdb_state s = state_of(g);
-        struct pollfd p[2] = {
+        struct pollfd p[3] = {
             { .fd = g->wake_fd, .events = POLLIN },
-            { .fd = g->conn_fd >= 0 ? g->conn_fd : g->listen_fd, .events = POLLIN },
+            { .fd = g->listen_fd, .events = POLLIN },
+            { .fd = g->conn_fd, .events = POLLIN },
         };
 
         if (s == GDB_ENDED) {
@@ -452,9 +457,9 @@ static void serve(void *arg)
             let_go(g);
             continue;
         }
-        if (s == GDB_STOPPING && g->conn_fd >= 0)
-            p[1].fd = -1;
-        if (poll(p, 2, s == GDB_STOPPING ? KICK_INTERVAL_MS : -1) == 0) {
+        if (s == GDB_STOPPING)
+            p[2].fd = -1;
+        if (poll(p, 3, s == GDB_STOPPING ? KICK_INTERVAL_MS : -1) == 0) {
             pthread_mutex_lock(&g->lock);
             if (g->state == GDB_STOPPING)
                 kick(g);
@@ -463,9 +468,9 @@ static void serve(void *arg)
         }
         if (p[0].revents)
             drain(g->wake_fd);
-        if (p[1].revents && g->conn_fd >= 0)
+        if (p[2].revents)
             read_client(g);
-        else if (p[1].revents)
+        if (p[1].revents)
             accept_client(g);
     }
 }

@@ -157,6 +157,14 @@ def interrupt(port):
     c = Client(port)
     r = c.ask("?")
     check("interrupt/attach_stops", r.startswith("T05"), r)
+    # One client at a time: a second is closed, the first goes on.
+    second = socket.create_connection(("127.0.0.1", port), timeout=5)
+    try:
+        check("interrupt/second_client_closed", second.recv(16) == b"")
+    except OSError as e:
+        check("interrupt/second_client_closed", False, str(e))
+    second.close()
+    check("interrupt/first_client_still_served", c.ask("qC") == "QC1")
     c.send(frame("c"))
     check("interrupt/continue_acked", c.ack() == b"+")
     time.sleep(0.5)
