@@ -340,8 +340,9 @@ struct perch_cpu {
  * Launcher walks for gdb's memory reads (the mode's L4s, machine addresses).
  */
 #define PERCH_GDB_BREAKPOINTS 64
-#define PERCH_GDB_STOP_TRAP   5    /* SIGTRAP: a breakpoint, a step, --gdb-wait */
+#define PERCH_GDB_STOP_TRAP   5    /* SIGTRAP: a step, --gdb-wait */
 #define PERCH_GDB_STOP_INT    2    /* SIGINT: the Launcher asked (Ctrl-C) */
+#define PERCH_GDB_STOP_BREAKPOINT 0x105  /* SIGTRAP at an int3 of the table */
 #define PERCH_GDB_CONTINUE    0
 #define PERCH_GDB_STEP        1
 struct perch_gdb_regs {

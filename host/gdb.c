@@ -126,9 +126,11 @@ static _Noreturn void stepped_syscall(struct cpu_regs *regs)
 void gdb_event(struct cpu_regs *regs)
 {
     bool stepping = current->gdb_step_flags != 0;
+    uint64_t why = PERCH_GDB_STOP_TRAP;
 
     if (regs->vector == 3 && regs->rip > 1 && is_breakpoint(regs->rip - 1)) {
         regs->rip--;
+        why = PERCH_GDB_STOP_BREAKPOINT;
     } else if (regs->vector == 1 && stepping) {
         regs->rflags &= ~RFLAGS_TF;
         if (at_syscall_entry(regs->rip))
@@ -139,6 +141,6 @@ void gdb_event(struct cpu_regs *regs)
         return;
     }
     current->gdb_step_flags = 0;
-    stop(regs, PERCH_GDB_STOP_TRAP);
+    stop(regs, why);
     guest_resume(regs);
 }

@@ -87,9 +87,10 @@ static void put_hex(struct gdb_reply *r, const uint8_t *bytes, size_t n)
     r->data[r->len] = 0;
 }
 
-void gdb_stop_reply(uint32_t why, struct gdb_reply *r)
+void gdb_stop_reply(uint32_t why, bool swbreak, struct gdb_reply *r)
 {
-    say(r, "T%02xthread:01;", why & 0xff);
+    say(r, "T%02x%sthread:01;", why & 0xff,
+        swbreak && why == PERCH_GDB_STOP_BREAKPOINT ? "swbreak:;" : "");
 }
 
 static void read_registers(const struct gdb_target *t, struct gdb_reply *r)
@@ -292,14 +293,30 @@ static bool is(const char *pkt, size_t len, const char *word)
     return len >= n && !memcmp(pkt, word, n);
 }
 
+/* Does the client's qSupported offer `feature` ("swbreak+")? */
+static bool offers(const char *pkt, size_t len, const char *feature)
+{
+    size_t n = strlen(feature);
+
+    for (size_t i = 1; i + n <= len; i++)
+        if ((pkt[i - 1] == ':' || pkt[i - 1] == ';') &&
+            !memcmp(pkt + i, feature, n) && (i + n == len || pkt[i + n] == ';'))
+            return true;
+    return false;
+}
+
 /* The q and Q packets perch answers; the empty reply for the rest. */
-static enum gdb_action query(const char *pkt, size_t len, struct gdb_reply *r)
+static enum gdb_action query(struct gdb_target *t, const char *pkt, size_t len,
+                             struct gdb_reply *r)
 {
     r->len = 0;
     r->data[0] = 0;
-    if (is(pkt, len, "qSupported"))
+    if (is(pkt, len, "qSupported")) {
+        t->swbreak = offers(pkt, len, "swbreak+");
         say(r, "PacketSize=%x;QStartNoAckMode+;vContSupported+;"
-               "qXfer:features:read+", GDB_PACKET_MAX);
+               "qXfer:features:read+%s", GDB_PACKET_MAX,
+            t->swbreak ? ";swbreak+" : "");
+    }
     else if (is(pkt, len, "qXfer:features:read:")) {
         const char *error = read_features(pkt, len, r);
 
@@ -349,7 +366,7 @@ enum gdb_action gdb_command(struct gdb_target *t, uint32_t why, const char *pkt,
     if (!len)
         return GDB_REPLY;
     switch (pkt[0]) {
-    case '?': gdb_stop_reply(why, r); break;
+    case '?': gdb_stop_reply(why, t->swbreak, r); break;
     case 'g': read_registers(t, r); break;
     case 'G': case 'p': case 'P': case 'm': case 'M': case 'Z': case 'z':
         word = worded(t, pkt[0], &c, r);
@@ -364,7 +381,7 @@ enum gdb_action gdb_command(struct gdb_target *t, uint32_t why, const char *pkt,
     case 'T': say(r, "OK"); break;   /* is the thread alive: it is */
     case 'D': say(r, "OK"); return GDB_DETACH;
     case 'k': return GDB_KILL;
-    case 'q': case 'Q': return query(pkt, len, r);
+    case 'q': case 'Q': return query(t, pkt, len, r);
     case 'v':
         if (is(pkt, len, "vCont")) {
             c.p = pkt + 5;

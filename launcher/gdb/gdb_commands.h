@@ -6,6 +6,7 @@
 #ifndef PERCH_GDB_COMMANDS_H
 #define PERCH_GDB_COMMANDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,7 +36,9 @@ struct gdb_reply {
 enum gdb_action gdb_command(struct gdb_target *t, uint32_t why, const char *pkt,
                             size_t len, struct gdb_reply *r);
 
-/* The stop reply for signal `why`: "T05thread:01;". */
-void gdb_stop_reply(uint32_t why, struct gdb_reply *r);
+/* The stop reply for a stop `why` (PERCH_GDB_STOP_*): "T05thread:01;",
+ * with swbreak (the client asked for it in qSupported) at a breakpoint:
+ * the pc is already back at the int3, so gdb must not move it again. */
+void gdb_stop_reply(uint32_t why, bool swbreak, struct gdb_reply *r);
 
 #endif

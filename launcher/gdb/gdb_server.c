@@ -289,7 +289,7 @@ static void take_stop(struct gdb *g)
     gdb_target_stopped(&g->target);
     g->taken = true;
     if (g->reply_due && g->conn_fd >= 0) {
-        gdb_stop_reply(why, &g->reply);
+        gdb_stop_reply(why, g->target.swbreak, &g->reply);
         send_packet(g, false, g->reply.data, g->reply.len);
         g->reply_due = false;
     }
@@ -317,7 +317,7 @@ static void accept_client(struct gdb *g)
         return;
     }
     g->conn_fd = fd;
-    g->no_ack = g->complained = false;
+    g->no_ack = g->complained = g->target.swbreak = false;
     gdb_frame_reset(&g->in);
     g->wait = false;   /* the first client has come: held no longer for one */
     ask_stop(g, PERCH_GDB_STOP_TRAP);   /* as QEMU: gdb finds the guest stopped */

@@ -45,6 +45,7 @@ struct gdb_target {
     bool regs_changed;
     struct kvm_fpu fpu;            /* the vCPU's, taken at the stop */
     bool has_fpu;
+    bool swbreak;                  /* the client takes swbreak stop reasons */
     struct gdb_breakpoint bp[PERCH_GDB_BREAKPOINTS];
 };
 

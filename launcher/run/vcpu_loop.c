@@ -104,9 +104,10 @@ static int stopped_for_gdb(struct guest_run *r, uint64_t why, struct error *e)
     for (;;) {
         int status;
 
-        /* The number is the guest's to forge: only the two signals. */
-        switch (gdb_stopped(r->gdb, why == PERCH_GDB_STOP_INT ? PERCH_GDB_STOP_INT
-                                                              : PERCH_GDB_STOP_TRAP)) {
+        /* The number is the guest's to forge: only the kinds there are. */
+        switch (gdb_stopped(r->gdb, why == PERCH_GDB_STOP_INT ||
+                                    why == PERCH_GDB_STOP_BREAKPOINT
+                                    ? (uint32_t)why : PERCH_GDB_STOP_TRAP)) {
         case GDB_GO_ON:
             return -1;
         case GDB_END_RUN:

@@ -324,6 +324,19 @@ static void queries(void)
     CHECK(reply_is("OK"));
     ask("?");
     CHECK(reply_is("T05thread:01;"));
+    /* swbreak only when offered, and only for a breakpoint's stop. */
+    ask("qSupported:multiprocess+");
+    CHECK(strstr(r.data, "swbreak") == NULL);
+    gdb_command(&t, PERCH_GDB_STOP_BREAKPOINT, "?", 1, &r);
+    CHECK(reply_is("T05thread:01;"));
+    ask("qSupported:multiprocess+;swbreak+;hwbreak+");
+    CHECK(strstr(r.data, ";swbreak+") != NULL);
+    gdb_command(&t, PERCH_GDB_STOP_BREAKPOINT, "?", 1, &r);
+    CHECK(reply_is("T05swbreak:;thread:01;"));
+    ask("?");
+    CHECK(reply_is("T05thread:01;"));
+    ask("qSupported:xswbreak+;swbreak-");
+    CHECK(strstr(r.data, "swbreak") == NULL);
     ask("qTStatus");
     CHECK(reply_is(""));
     ask("Z1,ffffffff81000010,1");

@@ -115,7 +115,7 @@ static void gdbs_breakpoint_stops_the_guests_bounces(void)
     setup(true);
     perch_shared.gdb.breakpoints[5] = KERNEL_RIP;
     CHECK(LEAVES(host_trap(&r)));
-    CHECK(gdb_requests() == 1 && host_env_last_request()->arg0 == PERCH_GDB_STOP_TRAP);
+    CHECK(gdb_requests() == 1 && host_env_last_request()->arg0 == PERCH_GDB_STOP_BREAKPOINT);
     CHECK(perch_shared.gdb.regs.rip == KERNEL_RIP);          /* rewound */
     CHECK(host_env_exit_regs.rip == KERNEL_RIP);
     /* The Switcher's int3 ran the Host with IF off: back through ring 0. */
