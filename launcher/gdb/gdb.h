@@ -76,9 +76,11 @@ int gdb_option_parse(const char *s, uint16_t *port, struct error *e);
 int gdb_listen(struct gdb *g, uint16_t port, bool wait, struct error *e);
 
 /* Before the vCPU first runs: tell the Host (gdb.enabled) and, for
- * --gdb-wait, ask for the stop at the guest's first instruction. */
+ * --gdb-wait, ask for the stop at the guest's first instruction. syms:
+ * the kernel's, for gdb's monitor commands (NULL: none; kept by the
+ * caller until gdb_end). */
 void gdb_prepare(struct gdb *g, struct perch_shared *shared, struct kvm_vm *vm,
-                 struct guest_memory *gm);
+                 struct guest_memory *gm, const struct kernel_symbols *syms);
 
 /* Start the gdb thread (confined unless !sandbox). */
 int gdb_start(struct gdb *g, bool sandbox, struct error *e);

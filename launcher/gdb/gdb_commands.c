@@ -1,6 +1,7 @@
 /* The GDB remote protocol's packets against a stopped guest (gdb_commands.h). */
 #include "gdb_commands.h"
 #include "../base/hex.h"
+#include "gdb_monitor.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -293,6 +294,26 @@ static bool is(const char *pkt, size_t len, const char *word)
     return len >= n && !memcmp(pkt, word, n);
 }
 
+/* qRcmd,HEX: a `monitor` command, its output hex-encoded as the reply
+ * (gdb prints it). A command longer than any perch knows is refused. */
+static const char *monitor(const struct gdb_target *t, const char *pkt, size_t len,
+                           struct gdb_reply *r)
+{
+    struct cursor c = { pkt + 6, pkt + len };
+    char cmd[KERNEL_SYMBOL_NAME_MAX + 32], out[GDB_PACKET_MAX / 2];
+    long n = take_bytes(&c, (uint8_t *)cmd, sizeof(cmd) - 1);
+
+    if (n < 0 || !at_end(&c))
+        return "E01";
+    cmd[n] = '\0';
+    if (strlen(cmd) != (size_t)n)
+        return "E01";   /* a NUL inside */
+    gdb_monitor(t, cmd, out, sizeof(out));
+    r->len = 0;
+    put_hex(r, (const uint8_t *)out, strlen(out));
+    return NULL;
+}
+
 /* Does the client's qSupported offer `feature` ("swbreak+")? */
 static bool offers(const char *pkt, size_t len, const char *feature)
 {
@@ -317,8 +338,9 @@ static enum gdb_action query(struct gdb_target *t, const char *pkt, size_t len,
                "qXfer:features:read+%s", GDB_PACKET_MAX,
             t->swbreak ? ";swbreak+" : "");
     }
-    else if (is(pkt, len, "qXfer:features:read:")) {
-        const char *error = read_features(pkt, len, r);
+    else if (is(pkt, len, "qXfer:features:read:") || is(pkt, len, "qRcmd,")) {
+        const char *error = pkt[1] == 'X' ? read_features(pkt, len, r)
+                                          : monitor(t, pkt, len, r);
 
         if (error)
             say(r, "%s", error);

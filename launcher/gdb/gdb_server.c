@@ -82,12 +82,13 @@ int gdb_listen(struct gdb *g, uint16_t port, bool wait, struct error *e)
 }
 
 void gdb_prepare(struct gdb *g, struct perch_shared *shared, struct kvm_vm *vm,
-                 struct guest_memory *gm)
+                 struct guest_memory *gm, const struct kernel_symbols *syms)
 {
     g->shared = shared;
     g->vm = vm;
     g->target.shared = shared;
     g->target.gm = gm;
+    g->target.syms = syms;
     shared->gdb.enabled = 1;
     g->state = g->wait ? GDB_STOPPING : GDB_RUNNING;
     g->asked = PERCH_GDB_STOP_TRAP;

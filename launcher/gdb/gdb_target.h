@@ -13,6 +13,7 @@
 
 #include "../../abi/layout.h"
 #include "../vm/guest_memory.h"
+#include "../symbols/kernel_symbols.h"
 #include "../vm/kvm.h"
 
 /* The g packet: gdb's amd64 registers 0-23, rax ... r15, rip, eflags, cs,
@@ -46,6 +47,7 @@ struct gdb_target {
     struct kvm_fpu fpu;            /* the vCPU's, taken at the stop */
     bool has_fpu;
     bool swbreak;                  /* the client takes swbreak stop reasons */
+    const struct kernel_symbols *syms;   /* the kernel's, for monitor; NULL: none */
     struct gdb_breakpoint bp[PERCH_GDB_BREAKPOINTS];
 };
 

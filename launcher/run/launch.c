@@ -59,6 +59,7 @@ struct launch {
     struct run_stats *stats;      /* the running guest's exit counts */
     struct gdb gdb;               /* --gdb's server, listening before the VM */
     bool has_gdb;
+    struct kernel_symbols gdb_syms;   /* for gdb's monitor commands */
 };
 
 /* With no KERNEL: Debian's cloud kernel from perch's cache (fetched once). */
@@ -235,8 +236,12 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     l->hole.shared->boot.no_guest_isolation = o->no_guest_isolation;
     l->hole.shared->boot.console_port = PERCH_CONSOLE_PORT;
     l->hole.shared->boot.xenstore_port = has_devices(l) ? PERCH_XENSTORE_PORT : 0;
+    /* gdb's monitor names the kernel's addresses: its symbols, read now,
+     * before the sandbox (a System.map is a file). */
     if (l->has_gdb)
-        gdb_prepare(&l->gdb, l->hole.shared, &l->vm, &l->gm);
+        gdb_prepare(&l->gdb, l->hole.shared, &l->vm, &l->gm,
+                    symbol_source_load(&l->gdb_syms, l->kernel.bytes, l->kernel.size,
+                                       o->kernel, l->image.entry) ? &l->gdb_syms : NULL);
     if (kvm_vm_create(&l->vm, &l->gm, e) ||
         kvm_doorbell(&l->vm, l->hole.doorbell_gpa + PERCH_CONSOLE_DOORBELL,
                      &l->doorbell_fd, e) ||
@@ -453,6 +458,7 @@ static void release(struct launch *l)
 {
     if (l->has_gdb)
         gdb_release(&l->gdb);
+    kernel_symbols_release(&l->gdb_syms);
     kvm_vm_destroy(&l->vm);
     if (l->doorbell_fd >= 0)
         close(l->doorbell_fd);

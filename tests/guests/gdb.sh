@@ -80,6 +80,9 @@ echo @gs_base\n
 info registers gs_base
 echo @mxcsr\n
 info registers mxcsr fctrl
+echo @monitor\n
+monitor sym
+monitor addr startup_xen
 stepi
 echo @stepped\n
 info registers rip
@@ -129,6 +132,13 @@ if section mxcsr | grep -Eq "^mxcsr +0x1f80 " && section mxcsr | grep -Eq "^fctr
     pass gdb/fpu_registers
 else
     fail gdb/fpu_registers "$(section mxcsr | head -c 200)"
+fi
+# perch's monitor names kernel addresses from the kernel's own kallsyms.
+if section monitor | grep -q "^0x$OPENAT: do_sys_openat2+0\$" &&
+   section monitor | grep -q "^startup_xen = 0x$ENTRY\$"; then
+    pass gdb/monitor_symbols
+else
+    fail gdb/monitor_symbols "$(section monitor | head -c 200)"
 fi
 stepped=$(section stepped | sed -n 's/^rip \+\(0x[0-9a-f]*\) .*/\1/p')
 if [ -n "$stepped" ] && [ "$stepped" != "0x$OPENAT" ]; then

@@ -12,6 +12,7 @@
 #include "../../abi/xen/xen.h"
 #include "../../launcher/gdb/gdb_commands.h"
 #include "../../launcher/gdb/gdb_frame.h"
+#include "../../launcher/symbols/kernel_symbols.h"
 #include "../../launcher/gdb/gdb_target.h"
 #include "../../launcher/vm/pagetable.h"
 
@@ -379,6 +380,63 @@ static void target_description(void)
     CHECK(reply_is("E01"));
 }
 
+/* The reply of `monitor CMD` (qRcmd, hex both ways), as text. */
+static const char *monitor(const char *cmd)
+{
+    static char text[GDB_PACKET_MAX / 2 + 1];
+    char pkt[600] = "qRcmd,";
+    size_t n = strlen(pkt);
+
+    for (const char *c = cmd; *c && n + 3 < sizeof(pkt); c++)
+        n += (size_t)snprintf(pkt + n, sizeof(pkt) - n, "%02x", (unsigned char)*c);
+    ask(pkt);
+    for (n = 0; 2 * n + 1 < r.len && n < sizeof(text) - 1; n++) {
+        unsigned v;
+
+        sscanf(r.data + 2 * n, "%2x", &v);
+        text[n] = (char)v;
+    }
+    text[n] = 0;
+    return text;
+}
+
+static void monitor_commands(void)
+{
+    static const char map[] =
+        "ffffffff81000000 T _stext\n"
+        "ffffffff81000010 T do_sys_openat2\n"
+        "ffffffff81000100 T startup_xen\n"
+        "ffffffff81001000 T _etext\n";
+    struct kernel_symbols syms;
+
+    build();
+    CHECK_CONTAINS(monitor("sym"), "no symbols");
+    kernel_symbols_init(&syms);
+    kernel_symbols_parse_map(&syms, map, strlen(map), NULL);
+    kernel_symbols_sort(&syms);
+    t.syms = &syms;
+    /* rip is TEXT + 0x10 */
+    CHECK(!strcmp(monitor("sym"), "0xffffffff81000010: do_sys_openat2+0\n"));
+    CHECK(!strcmp(monitor("  sym   0xffffffff81000105  "), "0xffffffff81000105: startup_xen+0x5\n"));
+    CHECK(!strcmp(monitor("sym ffffffff81000011"), "0xffffffff81000011: do_sys_openat2+0x1\n"));
+    CHECK_CONTAINS(monitor("sym 0x1000"), "not in the guest kernel's text");
+    CHECK_CONTAINS(monitor("sym zz"), "is not an address");
+    CHECK(!strcmp(monitor("addr startup_xen"), "startup_xen = 0xffffffff81000100\n"));
+    CHECK_CONTAINS(monitor("addr nosuch"), "no such function");
+    CHECK_CONTAINS(monitor("addr"), "which function");
+    CHECK_CONTAINS(monitor("frob"), "unknown monitor command 'frob'");
+    CHECK_CONTAINS(monitor(""), "perch monitor commands");
+    /* Bad hex, odd digits, a NUL inside: refused. */
+    ask("qRcmd,7");
+    CHECK(reply_is("E01"));
+    ask("qRcmd,zz");
+    CHECK(reply_is("E01"));
+    ask("qRcmd,730079");
+    CHECK(reply_is("E01"));
+    t.syms = NULL;
+    kernel_symbols_release(&syms);
+}
+
 static void memory_write(void)
 {
     build();
@@ -450,6 +508,7 @@ int main(void)
     RUN(resume_packets);
     RUN(queries);
     RUN(target_description);
+    RUN(monitor_commands);
     RUN(memory_write);
     return check_exit_status();
 }
