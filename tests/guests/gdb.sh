@@ -61,6 +61,19 @@ wait_perch() {
     status=$?
 }
 
+# gdb_session NAME SCRIPT ELF PERCH_ARGS...: perch run PERCH_ARGS in the
+# background, gdb -batch on SCRIPT (with ELF's symbols; "": none), then
+# perch's end: gdb's output in $TMP/gdb.out, its status in $gdb_status,
+# perch's in $status.
+gdb_session() {
+    local name=$1 script=$2 elf=$3
+    shift 3
+    start_perch "$name" "$@" || fail "$name/listens" "$(head -c 300 "$TMP/$name.err")"
+    timeout 50 gdb -batch -nx -x "$script" ${elf:+"$elf"} >"$TMP/gdb.out" 2>&1 </dev/null
+    gdb_status=$?
+    wait_perch
+}
+
 # --- a gdb session ---
 cat >"$TMP/session.gdb" <<EOF
 set architecture i386:x86-64
@@ -89,11 +102,7 @@ info registers rip
 delete
 continue
 EOF
-start_perch session --gdb "$PORT" --gdb-wait -- /bin/sh -c 'cat /proc/version; echo session-done; exit 7' ||
-    fail gdb/listens "perch did not listen on 127.0.0.1:$PORT: $(head -c 300 "$TMP/session.err")"
-timeout 50 gdb -batch -nx -x "$TMP/session.gdb" >"$TMP/gdb.out" 2>&1 </dev/null
-gdb_status=$?
-wait_perch
+gdb_session session "$TMP/session.gdb" "" --gdb "$PORT" --gdb-wait -- /bin/sh -c 'cat /proc/version; echo session-done; exit 7'
 # section NAME: the lines gdb printed after "@NAME".
 section() { sed -n "/^@$1\$/,/^@/p" "$TMP/gdb.out" | grep -v '^@'; }
 
@@ -177,10 +186,7 @@ continue
 EOF
 for opts in "" --no-cpl3-events; do
     name=hypercall_step${opts//-/_}
-    start_perch "$name" --gdb "$PORT" --gdb-wait $opts -- /bin/true ||
-        fail "$name/listens" "$(head -c 300 "$TMP/$name.err")"
-    timeout 50 gdb -batch -nx -x "$TMP/hypercall.gdb" >"$TMP/gdb.out" 2>&1 </dev/null
-    wait_perch
+    gdb_session "$name" "$TMP/hypercall.gdb" "" --gdb "$PORT" --gdb-wait $opts -- /bin/true
     if section insn | grep -q "0x$SYSCALL_AT:[[:space:]]*syscall" && section after | grep -Eq "^rip +0x$AFTER "; then
         pass "$name/stops_after_the_hypercall"
     else
@@ -206,10 +212,7 @@ info registers rip
 delete
 continue
 EOF
-start_perch store --gdb "$PORT" --gdb-wait -- /bin/true ||
-    fail store/listens "$(head -c 300 "$TMP/store.err")"
-timeout 50 gdb -batch -nx -x "$TMP/store.gdb" >"$TMP/gdb.out" 2>&1 </dev/null
-wait_perch
+gdb_session store "$TMP/store.gdb" "" --gdb "$PORT" --gdb-wait -- /bin/true
 next_insn=$(section insns | sed -n '2s/^ *\(0x[0-9a-f]*\):.*/\1/p')
 if ! section insns | head -1 | grep -q "0x$STORE_AT:[[:space:]]*xchg"; then
     echo "SKIP store/step_over_emulated: ptep_clear_flush+0xc is no xchg in this kernel"
@@ -238,10 +241,7 @@ set \$rdi = \$rdi + 8
 delete
 continue
 EOF
-start_perch changes --gdb "$PORT" --gdb-wait -- /bin/sh -c '/bin/sh -c "exit 3"; echo inner=$?; exit 4' ||
-    fail changes/listens "$(head -c 300 "$TMP/changes.err")"
-timeout 50 gdb -batch -nx -x "$TMP/changes.gdb" >"$TMP/gdb.out" 2>&1 </dev/null
-wait_perch
+gdb_session changes "$TMP/changes.gdb" "" --gdb "$PORT" --gdb-wait -- /bin/sh -c '/bin/sh -c "exit 3"; echo inner=$?; exit 4'
 expect_line changes out '^inner=42'
 expect_status changes 231
 if grep -q 'exited with code 0347' "$TMP/gdb.out"; then
@@ -262,10 +262,7 @@ finish
 delete
 continue
 EOF
-start_perch symbols --gdb "$PORT" --gdb-wait "$GUESTS/hello.elf" ||
-    fail symbols/listens "$(head -c 300 "$TMP/symbols.err")"
-timeout 50 gdb -batch -nx -x "$TMP/symbols.gdb" "$GUESTS/hello.elf" >"$TMP/gdb.out" 2>&1 </dev/null
-wait_perch
+gdb_session symbols "$TMP/symbols.gdb" "$GUESTS/hello.elf" --gdb "$PORT" --gdb-wait "$GUESTS/hello.elf"
 expect_status symbols 0
 if grep -q '^Breakpoint 1, printk (fmt=.*"Hello from a perch PV guest' "$TMP/gdb.out" &&
    grep -q '^#1 .* in guest_main ' "$TMP/gdb.out" && grep -q '^Value returned is .* = 28$' "$TMP/gdb.out"; then

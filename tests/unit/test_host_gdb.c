@@ -70,6 +70,19 @@ static void answer_new_registers(void)
     perch_shared.gdb.regs_changed = 1;
 }
 
+/* A stop asked for at r, answered with a step: the guest leaves with TF. */
+static int begin_step(struct cpu_regs *r)
+{
+    int left;
+
+    setup(true);
+    perch_shared.gdb.stop = 1;
+    host_env_gdb_answer = answer_step;
+    left = LEAVES(guest_resume(r));
+    host_env_gdb_answer = NULL;
+    return left;
+}
+
 static void without_gdb_nothing_changes(void)
 {
     struct cpu_regs r = frame_at(KERNEL_RIP + 1, 3);
@@ -136,15 +149,11 @@ static void a_step(void)
 {
     struct cpu_regs r = frame_at(KERNEL_RIP, 0);
 
-    setup(true);
-    perch_shared.gdb.stop = 1;
-    host_env_gdb_answer = answer_step;
-    CHECK(LEAVES(guest_resume(&r)));
+    CHECK(begin_step(&r));
     /* TF, and through an iretq: a popf would trap in the Host. */
     CHECK(host_env_exit_kind == HOST_ENV_EXIT_RESUME);
     CHECK(host_env_exit_regs.rflags & RFLAGS_TF);
     /* The step's #DB, at the next instruction, through its DPL3 gate. */
-    host_env_gdb_answer = NULL;
     r = host_env_exit_regs;
     r.rip = KERNEL_RIP + 3;
     r.vector = 1;
@@ -168,11 +177,7 @@ static void a_step_the_host_finished(void)
 {
     struct cpu_regs r = frame_at(KERNEL_RIP, 0);
 
-    setup(true);
-    perch_shared.gdb.stop = 1;
-    host_env_gdb_answer = answer_step;
-    CHECK(LEAVES(guest_resume(&r)) && gdb_requests() == 1);
-    host_env_gdb_answer = NULL;
+    CHECK(begin_step(&r) && gdb_requests() == 1);
     r = frame_at(KERNEL_RIP, 0);          /* an interrupt before it ran */
     CHECK(LEAVES(guest_resume(&r)) && gdb_requests() == 1);
     CHECK(host_env_exit_regs.rflags & RFLAGS_TF);
@@ -204,11 +209,7 @@ static void a_stepped_hypercall(void)
 {
     struct cpu_regs r = frame_at(KERNEL_RIP, 0);
 
-    setup(true);
-    perch_shared.gdb.stop = 1;
-    host_env_gdb_answer = answer_step;
-    CHECK(LEAVES(guest_resume(&r)));
-    host_env_gdb_answer = NULL;
+    CHECK(begin_step(&r));
     r = host_env_exit_regs;
     r.rcx = KERNEL_RIP + 2;               /* after the syscall */
     r.r11 = r.rflags;                     /* TF included */
@@ -231,11 +232,7 @@ static void a_debug_trap_in_the_host_is_perchs(void)
 {
     struct cpu_regs r = frame_at(KERNEL_RIP, 0);
 
-    setup(true);
-    perch_shared.gdb.stop = 1;
-    host_env_gdb_answer = answer_step;
-    CHECK(LEAVES(guest_resume(&r)));
-    host_env_gdb_answer = NULL;
+    CHECK(begin_step(&r));
     r = frame_at(env_syscall_entry() + 0x40, 1);
     CHECK(LEAVES(host_trap_cpl3(&r)) && gdb_requests() == 1);
     CHECK(host_env_last_request()->reason == PERCH_REQ_FATAL);
