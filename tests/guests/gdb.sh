@@ -105,19 +105,20 @@ EOF
 gdb_session session "$TMP/session.gdb" "" --gdb "$PORT" --gdb-wait -- /bin/sh -c 'cat /proc/version; echo session-done; exit 7'
 # section NAME: the lines gdb printed after "@NAME".
 section() { sed -n "/^@$1\$/,/^@/p" "$TMP/gdb.out" | grep -v '^@'; }
+# expect_section NAME SECTION REGEX: a line gdb printed after "@SECTION"
+# matches REGEX.
+expect_section() {
+    if section "$2" | grep -Eq -- "$3"; then
+        pass "$1"
+    else
+        fail "$1" "want /$3/ after @$2, got: $(section "$2" | head -c 200)"
+    fi
+}
 
 if [ "$gdb_status" -eq 0 ]; then pass gdb/batch_ends; else fail gdb/batch_ends "gdb status $gdb_status: $(tail -c 300 "$TMP/gdb.out")"; fi
-if section first | grep -Eq "^rip +0x$ENTRY "; then
-    pass gdb/held_at_first_instruction
-else
-    fail gdb/held_at_first_instruction "want rip 0x$ENTRY (startup_xen), got: $(section first | head -c 200)"
-fi
+expect_section gdb/held_at_first_instruction first "^rip +0x$ENTRY "
 # startup_xen begins with cld (fc).
-if section entry_bytes | grep -Eq "^0x$ENTRY:[[:space:]]+0xfc"; then
-    pass gdb/reads_kernel_text
-else
-    fail gdb/reads_kernel_text "$(section entry_bytes | head -c 200)"
-fi
+expect_section gdb/reads_kernel_text entry_bytes "^0x$ENTRY:[[:space:]]+0xfc"
 if grep -Eq "^Breakpoint 1, 0x0*$OPENAT in" "$TMP/gdb.out" && section at_break | grep -Eq "^rip +0x$OPENAT "; then
     pass gdb/breakpoint_hit
 else
@@ -131,11 +132,7 @@ else
     fail gdb/memory_at_breakpoint "x/4bx gave '$bytes'"
 fi
 # From the target description: the guest kernel's per-CPU base.
-if section gs_base | grep -Eq "^gs_base +0xffff8880[0-9a-f]+ "; then
-    pass gdb/gs_base
-else
-    fail gdb/gs_base "$(section gs_base | head -c 200)"
-fi
+expect_section gdb/gs_base gs_base "^gs_base +0xffff8880[0-9a-f]+ "
 # The SSE and x87 control words, from the vCPU (Linux's defaults).
 if section mxcsr | grep -Eq "^mxcsr +0x1f80 " && section mxcsr | grep -Eq "^fctrl +0x37f "; then
     pass gdb/fpu_registers
