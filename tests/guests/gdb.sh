@@ -162,29 +162,36 @@ expect_line session out '^Linux version '
 expect_line session out '^session-done'
 if [ ! -s "$TMP/session.err" ]; then pass session/quiet; else fail session/quiet "$(head -c 300 "$TMP/session.err")"; fi
 
-# --- a step over a hypercall: xen_hypercall_pv is push rcx; push r11;
-# syscall; pop r11 ...; the step of its `syscall` makes the hypercall and
-# stops after it. With and without DPL3 gates (the #DB and #BP then come
-# through the Switcher). ---
-SYSCALL_AT=$(printf '%x' $((0x$HYPERCALL + 3)))
-AFTER=$(printf '%x' $((0x$HYPERCALL + 5)))
-cat >"$TMP/hypercall.gdb" <<EOF
+# step_script ADDR N: a gdb script that breaks at ADDR, shows N
+# instructions there (@insns), steps one and shows rip (@after), then
+# lets the guest finish.
+step_script() {
+    cat <<EOF
 set architecture i386:x86-64
 target remote 127.0.0.1:$PORT
-break *0x$SYSCALL_AT
+break *0x$1
 continue
-echo @insn\n
-x/i \$pc
+echo @insns\n
+x/$2i \$pc
 stepi
 echo @after\n
 info registers rip
 delete
 continue
 EOF
+}
+
+# --- a step over a hypercall: xen_hypercall_pv is push rcx; push r11;
+# syscall; pop r11 ...; the step of its `syscall` makes the hypercall and
+# stops after it. With and without DPL3 gates (the #DB and #BP then come
+# through the Switcher). ---
+SYSCALL_AT=$(printf '%x' $((0x$HYPERCALL + 3)))
+AFTER=$(printf '%x' $((0x$HYPERCALL + 5)))
+step_script "$SYSCALL_AT" 1 >"$TMP/hypercall.gdb"
 for opts in "" --no-cpl3-events; do
     name=hypercall_step${opts//-/_}
     gdb_session "$name" "$TMP/hypercall.gdb" "" --gdb "$PORT" --gdb-wait $opts -- /bin/true
-    if section insn | grep -q "0x$SYSCALL_AT:[[:space:]]*syscall" && section after | grep -Eq "^rip +0x$AFTER "; then
+    if section insns | grep -q "0x$SYSCALL_AT:[[:space:]]*syscall" && section after | grep -Eq "^rip +0x$AFTER "; then
         pass "$name/stops_after_the_hypercall"
     else
         fail "$name/stops_after_the_hypercall" "$(grep -v '^warning\|^determining' "$TMP/gdb.out" | head -c 400)"
@@ -196,19 +203,7 @@ done
 # xchg into a page table traps and is emulated (ptwr); the step ends at
 # the next instruction, not one further. ---
 STORE_AT=$(printf '%x' $((0x$PTEP_CLEAR_FLUSH + 0xc)))
-cat >"$TMP/store.gdb" <<EOF
-set architecture i386:x86-64
-target remote 127.0.0.1:$PORT
-break *0x$STORE_AT
-continue
-echo @insns\n
-x/2i \$pc
-stepi
-echo @after\n
-info registers rip
-delete
-continue
-EOF
+step_script "$STORE_AT" 2 >"$TMP/store.gdb"
 gdb_session store "$TMP/store.gdb" "" --gdb "$PORT" --gdb-wait -- /bin/true
 next_insn=$(section insns | sed -n '2s/^ *\(0x[0-9a-f]*\):.*/\1/p')
 if ! section insns | head -1 | grep -q "0x$STORE_AT:[[:space:]]*xchg"; then
