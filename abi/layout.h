@@ -213,6 +213,7 @@
 #define PERCH_OPT_CPL3_EVENTS   (1u << 2)   /* DPL3 gates: events to the Host without ring 0 */
 #define PERCH_OPT_FLUSH_ELISION (1u << 3)   /* no flush for changes KVM shows anyway */
 #define PERCH_OPT_FAULT_DECODE  (1u << 4)   /* a CPL3 #PF's address from its instruction */
+#define PERCH_OPT_INSN_PATCHING (1u << 5)   /* trapping PTE stores patched into Host calls */
 
 /* Pseudo-vector with which the Host marks a hypercall entry (`syscall`). */
 #define PERCH_VECTOR_SYSCALL 256
@@ -300,6 +301,36 @@ struct perch_cpuid_seen {
     uint32_t reg[4];                   /* perch's answer */
 };
 
+/*
+ * The kernel-text instructions whose page-table stores trapped, and what
+ * host/insn_patch.c made of each (the first PERCH_PATCH_SITES; later ones
+ * are only counted). A patched site's first bytes call the Host instead:
+ * `push %rcx; push %r11; syscall` (5 bytes), or `push %rcx; syscall` (3)
+ * where r11 is provably dead after the instruction; the rest are int3.
+ */
+#define PERCH_PATCH_SITES 64u
+enum perch_patch_state {
+    PERCH_PATCH_WAITING = 0,   /* its text is still writable: not yet */
+    PERCH_PATCH_ACTIVE,        /* patched: it calls the Host */
+    PERCH_PATCH_OFF,           /* --no-insn-patching */
+    PERCH_PATCH_NOT_TEXT,      /* outside the kernel's own text */
+    PERCH_PATCH_TOO_SHORT,     /* under 3 bytes, or 3-4 with r11 live after it */
+    PERCH_PATCH_CROSSES_PAGE,  /* the instruction spans two pages */
+    PERCH_PATCH_UNDONE_WRITE,  /* restored: its text page was mapped writable */
+    PERCH_PATCH_UNDONE_TARGET, /* restored: it stored to something else */
+    PERCH_PATCH_STATES
+};
+struct perch_patch_site {
+    uint64_t rip;
+    uint64_t traps;            /* its stores that trapped and were emulated */
+    uint64_t calls;            /* its stores that came through the patch */
+    uint8_t len;               /* the instruction's length */
+    uint8_t state;             /* enum perch_patch_state */
+    uint8_t patch_len;         /* 5, 3, or 0 */
+    uint8_t pad[5];
+    uint8_t original[16];      /* the instruction as the guest wrote it */
+};
+
 #define PERCH_CONSOLE_RING_BYTES 4096u
 #define PERCH_FATAL_MSG_BYTES    160u
 #define PERCH_WHERE_STACK_WORDS  64u   /* request.where.stack[] */
@@ -370,6 +401,15 @@ struct perch_shared {
         uint64_t grant_nr_frames;
         /* The CPU the guest's CPUID and MSR answers start from. */
         struct perch_cpu cpu;
+        /* The kernel's own text (its ELF's read-execute segment), the only
+         * place host/insn_patch.c patches; 0, 0: none. */
+        uint64_t kernel_text_start, kernel_text_end;
+        /* Kernel functions that take r11 as an input (the retpoline
+         * thunks through r11, from the kernel's symbols): a call to one
+         * reads it. 0: unused slot. r11_readers_known 0: the kernel had
+         * no symbols, so any call may read r11. */
+        uint64_t r11_readers[4];
+        uint64_t r11_readers_known;
     } boot;
 
     struct {
@@ -405,6 +445,10 @@ struct perch_shared {
         uint64_t cpl3_user_syscalls;   /* guest-user `syscall`s at CPL3 */
         uint64_t pf_address_decoded;   /* CPL3 #PFs whose address was proven */
         uint64_t tlb_flushes_elided;   /* flush requests that needed none */
+        uint64_t patched_stores;       /* PTE stores that came through a patch */
+        uint64_t patch_sites_unlisted; /* traps at sites past the table's end */
+        uint32_t nr_patch_sites, pad_patch;
+        struct perch_patch_site patch_sites[PERCH_PATCH_SITES];
         uint32_t nr_msrs_seen, nr_cpuids_seen;
         struct perch_msr_seen msrs_seen[PERCH_MSRS_SEEN];
         struct perch_cpuid_seen cpuids_seen[PERCH_CPUIDS_SEEN];

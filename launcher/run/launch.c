@@ -205,6 +205,32 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
     return hole_install(&l->gm, &l->hole, l->layout.l4_mfn, e);
 }
 
+/*
+ * What host/insn_patch.c needs to know of the kernel before it runs: where
+ * its own text is, and which of its functions read r11 on entry (the
+ * retpoline thunks through r11), from the kernel's symbols. A kernel
+ * without symbols gets no 3- or 4-byte patches: a call then counts as a
+ * possible read of r11.
+ */
+static void describe_kernel_text(const struct launch *l, const char *kernel_path,
+                                 struct perch_shared *sh)
+{
+    static const char *const r11_readers[] = {
+        "__x86_indirect_thunk_r11", "__x86_indirect_its_thunk_r11",
+    };
+    struct kernel_symbols syms;
+    unsigned n = 0;
+
+    sh->boot.kernel_text_start = l->image.virt_text_start;
+    sh->boot.kernel_text_end = l->image.virt_text_end;
+    sh->boot.r11_readers_known = symbol_source_load(&syms, l->kernel.bytes, l->kernel.size,
+                                                    kernel_path, l->image.entry);
+    for (unsigned i = 0; sh->boot.r11_readers_known && i < sizeof(r11_readers) / sizeof(r11_readers[0]); i++)
+        if (kernel_symbols_find(&syms, r11_readers[i], &sh->boot.r11_readers[n]))
+            n++;
+    kernel_symbols_release(&syms);
+}
+
 static int start_vm(struct launch *l, const struct options *o, struct error *e)
 {
     struct vcpu_boot boot = {
@@ -230,6 +256,7 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     l->hole.shared->boot.strict = o->strict;
     l->hole.shared->boot.optimizations_off = o->optimizations_off;
     l->hole.shared->boot.no_guest_isolation = o->no_guest_isolation;
+    describe_kernel_text(l, o->kernel, l->hole.shared);
     l->hole.shared->boot.console_port = PERCH_CONSOLE_PORT;
     l->hole.shared->boot.xenstore_port = has_devices(l) ? PERCH_XENSTORE_PORT : 0;
     if (kvm_vm_create(&l->vm, &l->gm, e) ||
@@ -413,17 +440,27 @@ static int run_on_vcpu_thread(struct run_phase *p, struct error *e)
 /* The guest crashed or was stopped at a known place: say where, naming
  * it with the kernel's symbols. After the run, outside the sandbox, once
  * the console's last output is out: the line comes after it. */
-static void say_where(const struct launch *l, const char *kernel_path,
-                      const struct guest_where *w, int status, struct error *e)
+static bool crash_to_name(const struct guest_where *w, int status, const struct error *e)
+{
+    return w->known && w->status == status && e->msg[0];
+}
+
+/* What the run left to say with the kernel's symbols: the crash line, and
+ * with --stats the patch table. The symbols are read once, after the run. */
+static void say_with_symbols(const struct launch *l, const struct options *o,
+                             const struct guest_where *w, int status, struct error *e)
 {
     struct kernel_symbols syms;
     bool named;
 
-    if (!w->known || w->status != status || !e->msg[0])
+    if (!crash_to_name(w, status, e) && !o->stats)
         return;
     named = symbol_source_load(&syms, l->kernel.bytes, l->kernel.size,
-                               kernel_path, l->image.entry);
-    crash_line_append(e, w, named ? &syms : NULL);
+                               o->kernel, l->image.entry);
+    if (crash_to_name(w, status, e))
+        crash_line_append(e, w, named ? &syms : NULL);
+    if (o->stats)
+        stats_print_patches(stderr, l->hole.shared, named ? &syms : NULL);
     kernel_symbols_release(&syms);
 }
 
@@ -454,7 +491,7 @@ int launch_with(const struct options *o, const struct launch_io *io,
     struct options chosen;
     struct run_phase p;
     struct sigaction ignore = { .sa_handler = SIG_IGN }, old_pipe;
-    int status = STATUS_ERROR;
+    int status = STATUS_ERROR, stopped;
 
     memset(&l, 0, sizeof(l));
     l.doorbell_fd = l.device_doorbell_fd = -1;
@@ -476,14 +513,15 @@ int launch_with(const struct options *o, const struct launch_io *io,
                  .stats.tsc_khz = kvm_tsc_khz(&l.vm) },
     };
     status = run_on_vcpu_thread(&p, e);
+    stopped = status;
     terminal_restore();
-    say_where(&l, chosen.kernel, &p.run.where, status, e);
     /* A guest that powered off may have said which status it wants. */
     if (status == STATUS_POWEROFF && !atomic_load(&p.console.quit) &&
         console_exit_status(&p.console) >= 0)
         status = console_exit_status(&p.console);
     if (o->stats)
         stats_print(stderr, l.hole.shared, &p.run.stats);
+    say_with_symbols(&l, &chosen, &p.run.where, stopped, e);
     if (o->stats_cpu)
         stats_print_cpu(stderr, l.hole.shared);
     if (o->stats && l.link && l.devices)
