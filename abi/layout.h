@@ -410,6 +410,11 @@ struct perch_shared {
          * no symbols, so any call may read r11. */
         uint64_t r11_readers[4];
         uint64_t r11_readers_known;
+        /* Linux's jump-label table in the kernel's memory (entries of
+         * s32 code, s32 target, s64 key, each relative to its own field),
+         * from its symbols: a nop or jmp listed there is a branch both
+         * ways. 0, 0: unknown. */
+        uint64_t jump_table_start, jump_table_end;
     } boot;
 
     struct {

@@ -10,9 +10,9 @@
 #include "host.h"
 #include "insn.h"
 
-#define SCAN_INSNS 160   /* instructions over all paths */
-#define SCAN_PATHS 24    /* branch targets still to follow */
-#define SCAN_SEEN  48    /* path starts remembered, so loops end */
+#define SCAN_INSNS 1024  /* instructions over all paths */
+#define SCAN_PATHS 64    /* branch targets still to follow */
+#define SCAN_SEEN  256   /* path starts remembered, so loops end */
 #define R11        11
 
 enum use { NEUTRAL, READS, WRITES, RETURNS, JUMPS, BRANCHES, UNKNOWN };
@@ -96,19 +96,60 @@ static bool overwrites(const struct insn *d, unsigned reg)
     }
 }
 
-/* Control transfers and what may hide one. */
-static enum use control(const struct insn *d, unsigned reg, uint64_t target)
+/*
+ * Is the instruction at `at` a jump label, a jmp or a nop Linux turns into
+ * the other when its key changes? 1 with the jump's target, 0 if the table
+ * does not list it, -1 if there is no table to tell.
+ */
+static int jump_label_at(uint64_t at, uint64_t *target)
+{
+    uint64_t start = perch_shared.boot.jump_table_start, end = perch_shared.boot.jump_table_end;
+    struct { int32_t code, target; int64_t key; } e[32];
+
+    if (!start || end < start || (end - start) % sizeof(e[0]) || end - start > (1u << 22))
+        return -1;
+    for (uint64_t va = start; va < end; va += sizeof(e)) {
+        uint64_t n = end - va < sizeof(e) ? (end - va) / sizeof(e[0]) : 32;
+
+        if (copy_from_guest(e, va, n * sizeof(e[0])))
+            return -1;
+        for (unsigned i = 0; i < n; i++) {
+            uint64_t entry = va + i * sizeof(e[0]);
+
+            if (entry + (uint64_t)(int64_t)e[i].code == at) {
+                *target = entry + 4 + (uint64_t)(int64_t)e[i].target;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* A nop or jmp that may be a jump label: a branch both ways if it is one. */
+static enum use maybe_jump_label(uint64_t at, enum use otherwise, uint64_t *target)
+{
+    switch (jump_label_at(at, target)) {
+    case 1: return BRANCHES;
+    case 0: return otherwise;
+    default: return UNKNOWN;
+    }
+}
+
+/* Control transfers and what may hide one; *target is a branch's. */
+static enum use control(const struct insn *d, uint64_t at, unsigned reg, uint64_t *target)
 {
     uint8_t op = d->opcode, sub = d->reg & 7;
 
     if (d->map == INSN_MAP_0F) {
         if (op >= 0x80 && op <= 0x8f)
             return BRANCHES;
-        /* 0f 1f: a multi-byte nop, possibly a jump label's; syscall,
+        /* 0f 1f: a multi-byte nop, a jump label's perhaps; syscall,
          * sysret, the system group. ud2 is Linux's WARN (the handler
          * prints the registers and goes on after it) or BUG (nothing
          * runs after it): either way the scan may go on past it. */
-        if (op == 0x1f || op == 0x05 || op == 0x07 || op == 0x01)
+        if (op == 0x1f)
+            return maybe_jump_label(at, NEUTRAL, target);
+        if (op == 0x05 || op == 0x07 || op == 0x01)
             return UNKNOWN;
         return NEUTRAL;
     }
@@ -118,9 +159,10 @@ static enum use control(const struct insn *d, unsigned reg, uint64_t target)
         return BRANCHES;
     switch (op) {
     case 0xc3: case 0xc2: return RETURNS;
-    case 0xe9: case 0xeb: return JUMPS;
-    case 0xe8: return reads_r11(target) ? READS : WRITES;
-    case 0x90: return d->opsize_prefix ? UNKNOWN : NEUTRAL;   /* 66 90: a 2-byte jump label */
+    case 0xe9: case 0xeb: return maybe_jump_label(at, JUMPS, target);
+    case 0xe8: return reads_r11(*target) ? READS : WRITES;
+    case 0x90:                         /* 66 90: a 2-byte jump label's nop */
+        return d->opsize_prefix ? maybe_jump_label(at, NEUTRAL, target) : NEUTRAL;
     case 0xcc: case 0xcd: case 0xce: case 0xcf: case 0xf1: case 0xf4:
     case 0xca: case 0xcb: case 0xea: case 0x9a:
         return UNKNOWN;
@@ -135,13 +177,13 @@ static enum use control(const struct insn *d, unsigned reg, uint64_t target)
     }
 }
 
-static enum use classify(const struct insn *d, unsigned reg, uint64_t target)
+static enum use classify(const struct insn *d, uint64_t at, unsigned reg, uint64_t *target)
 {
     enum use c;
 
     if (d->vex)
         return UNKNOWN;
-    c = control(d, reg, target);
+    c = control(d, at, reg, target);
     if (c != NEUTRAL)
         return c;
     if (overwrites(d, reg))
@@ -194,7 +236,7 @@ static bool path_is_dead(struct scan *s, uint64_t at, unsigned reg)
             return false;
         next = at + d.length;
         target = next + (uint64_t)d.immediate;
-        switch (classify(&d, reg, target)) {
+        switch (classify(&d, at, reg, &target)) {
         case NEUTRAL: break;
         case READS: case UNKNOWN: return false;
         case WRITES: case RETURNS: return true;

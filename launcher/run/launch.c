@@ -207,8 +207,9 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
 
 /*
  * What host/insn_patch.c needs to know of the kernel before it runs: where
- * its own text is, and which of its functions read r11 on entry (the
- * retpoline thunks through r11), from the kernel's symbols. A kernel
+ * its own text is, which of its functions read r11 on entry (the
+ * retpoline thunks through r11) and where its jump-label table is, from
+ * the kernel's symbols. A kernel
  * without symbols gets no 3- or 4-byte patches: a call then counts as a
  * possible read of r11.
  */
@@ -228,6 +229,10 @@ static void describe_kernel_text(const struct launch *l, const char *kernel_path
     for (unsigned i = 0; sh->boot.r11_readers_known && i < sizeof(r11_readers) / sizeof(r11_readers[0]); i++)
         if (kernel_symbols_find(&syms, r11_readers[i], &sh->boot.r11_readers[n]))
             n++;
+    if (syms.jump_table_start < syms.jump_table_end) {
+        sh->boot.jump_table_start = syms.jump_table_start;
+        sh->boot.jump_table_end = syms.jump_table_end;
+    }
     kernel_symbols_release(&syms);
 }
 

@@ -23,11 +23,13 @@
 #define PT_MFN     120              /* the L1 table the guest stores into */
 #define DATA_MFN   130
 #define STACK_MFN  140
+#define JUMPS_MFN  150              /* the kernel's jump-label table */
 #define CODE_VA    0xffffffff81000000ull
 #define THUNK_VA   (CODE_VA + 0x1800)
 #define PT_VA      0xffffffff81200000ull
 #define DATA_VA    0xffffffff81300000ull
 #define STACK_VA   0xffffffff81400000ull
+#define JUMPS_VA   0xffffffff81500000ull
 #define SLOT       3
 #define FAULT      (PT_VA + SLOT * 8)
 #define OLD        ((DATA_MFN << 12) | PTE_P | PTE_RW | PTE_US | PTE_A | PTE_D)
@@ -75,6 +77,8 @@ static long setup(void)
     host_env_map(PT_VA, PT_MFN, HOST_ENV_RO);
     host_env_map(DATA_VA, DATA_MFN, HOST_ENV_RW);
     host_env_map(STACK_VA, STACK_MFN, HOST_ENV_RW);
+    host_env_map(JUMPS_VA, JUMPS_MFN, HOST_ENV_RO);
+    perch_shared.boot.jump_table_start = perch_shared.boot.jump_table_end = JUMPS_VA;
     *pte() = OLD;
     rc = mm_boot();
     if (!rc)
@@ -173,6 +177,18 @@ static void short_store_with_r11_dead_saves_rcx(void)
     CHECK(regs.rsp == STACK_VA + 512 * 8 && regs.rflags == FLAGS);
 }
 
+/* List a jump label at `code` jumping to `target`, as Linux's table has it
+ * (each field relative to itself). */
+static void add_jump_label(uint64_t code, uint64_t target)
+{
+    uint64_t entry = perch_shared.boot.jump_table_end;
+    int32_t *e = (int32_t *)((uint8_t *)host_env_frame(JUMPS_MFN) + (entry - JUMPS_VA));
+
+    e[0] = (int32_t)(code - entry);
+    e[1] = (int32_t)(target - (entry + 4));
+    perch_shared.boot.jump_table_end = entry + 16;
+}
+
 /* After the 3-byte store at CODE_VA, `after`: is it patched? */
 static int short_store_verdict(const uint8_t *after, size_t len)
 {
@@ -208,6 +224,44 @@ static void r11_overwritten_after_allows_it(void)
     CHECK(short_store_verdict(self_xchg, sizeof(self_xchg)) == PERCH_PATCH_TOO_SHORT);
 }
 
+/* A jump label is a branch both ways; with no table any nop or jmp may be
+ * one. The code after the store starts at CODE_VA + 3. */
+static void jump_labels(void)
+{
+    static const uint8_t nop5_then_ret[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3, 0x4c, 0x89, 0xd8 };
+    static const uint8_t nop2_then_ret[] = { 0x66, 0x90, 0xc3, 0x4c, 0x89, 0xd8 };
+    static const uint8_t jmp_over_read[] = { 0xeb, 0x03, 0x4c, 0x89, 0xd8, 0xc3 };
+
+    /* Listed, jumping to the read of r11 after the ret. */
+    CHECK(setup() == 0);
+    add_jump_label(CODE_VA + 3, CODE_VA + 9);
+    CHECK(trap_at(CODE_VA, xchg_rbx, 3, nop5_then_ret, sizeof(nop5_then_ret)));
+    CHECK(site(0)->state == PERCH_PATCH_TOO_SHORT);
+    CHECK(setup() == 0);
+    add_jump_label(CODE_VA + 3, CODE_VA + 6);
+    CHECK(trap_at(CODE_VA, xchg_rbx, 3, nop2_then_ret, sizeof(nop2_then_ret)));
+    CHECK(site(0)->state == PERCH_PATCH_TOO_SHORT);
+    /* Listed, jumping to the ret: dead both ways. */
+    CHECK(setup() == 0);
+    add_jump_label(CODE_VA + 3, CODE_VA + 8);
+    CHECK(trap_at(CODE_VA, xchg_rbx, 3, nop5_then_ret, sizeof(nop5_then_ret)));
+    CHECK(site(0)->state == PERCH_PATCH_ACTIVE);
+    /* An enabled one (a jmp) can be a nop again: its fall-through counts. */
+    CHECK(setup() == 0);
+    add_jump_label(CODE_VA + 3, CODE_VA + 8);
+    CHECK(trap_at(CODE_VA, xchg_rbx, 3, jmp_over_read, sizeof(jmp_over_read)));
+    CHECK(site(0)->state == PERCH_PATCH_TOO_SHORT);
+    /* An ordinary jmp over the read is just a jump. */
+    CHECK(short_store_verdict(jmp_over_read, sizeof(jmp_over_read)) == PERCH_PATCH_ACTIVE);
+    /* Unlisted nops are nops. */
+    CHECK(short_store_verdict(nop5_then_ret, sizeof(nop5_then_ret)) == PERCH_PATCH_ACTIVE);
+    /* Without a table, every nop and jmp may be a jump label. */
+    CHECK(setup() == 0);
+    perch_shared.boot.jump_table_start = perch_shared.boot.jump_table_end = 0;
+    CHECK(trap_at(CODE_VA, xchg_rbx, 3, jmp_over_read, sizeof(jmp_over_read)));
+    CHECK(site(0)->state == PERCH_PATCH_TOO_SHORT);
+}
+
 static void branches_calls_and_jumps(void)
 {
     /* je +4 over a read of r11: the fall-through reads it. */
@@ -216,7 +270,6 @@ static void branches_calls_and_jumps(void)
     static const uint8_t loop[] = { 0xeb, 0xfe };                       /* jmp . */
     static const uint8_t indirect_jump[] = { 0xff, 0xe0 };              /* jmp *%rax */
     static const uint8_t int3[] = { 0xcc };
-    static const uint8_t jump_label[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3 };
     static const uint8_t warn[] = { 0x0f, 0x0b, 0xc3 };                 /* ud2, then on */
     uint8_t call_thunk[6] = { 0xe8 }, call_other[6] = { 0xe8 };
     int32_t to_thunk = (int32_t)(THUNK_VA - (CODE_VA + 8)), to_other = 0x100;
@@ -229,7 +282,6 @@ static void branches_calls_and_jumps(void)
     CHECK(short_store_verdict(loop, sizeof(loop)) == PERCH_PATCH_ACTIVE);
     CHECK(short_store_verdict(indirect_jump, sizeof(indirect_jump)) == PERCH_PATCH_TOO_SHORT);
     CHECK(short_store_verdict(int3, sizeof(int3)) == PERCH_PATCH_TOO_SHORT);
-    CHECK(short_store_verdict(jump_label, sizeof(jump_label)) == PERCH_PATCH_TOO_SHORT);
     CHECK(short_store_verdict(warn, sizeof(warn)) == PERCH_PATCH_ACTIVE);
     CHECK(short_store_verdict(call_thunk, sizeof(call_thunk)) == PERCH_PATCH_TOO_SHORT);
     CHECK(short_store_verdict(call_other, sizeof(call_other)) == PERCH_PATCH_ACTIVE);
@@ -380,6 +432,7 @@ int main(void)
     RUN(r11_read_after_keeps_the_trap);
     RUN(r11_overwritten_after_allows_it);
     RUN(branches_calls_and_jumps);
+    RUN(jump_labels);
     RUN(scan_bounds);
     RUN(where_patches_are_not_made);
     RUN(writable_text_waits);
