@@ -309,6 +309,7 @@ struct perch_cpuid_seen {
  * where r11 is provably dead after the instruction; the rest are int3.
  */
 #define PERCH_PATCH_SITES 64u
+#define PERCH_PATCH_MAX_REWRITES 16u
 enum perch_patch_state {
     PERCH_PATCH_WAITING = 0,   /* its text is still writable: not yet */
     PERCH_PATCH_ACTIVE,        /* patched: it calls the Host */
@@ -316,7 +317,8 @@ enum perch_patch_state {
     PERCH_PATCH_NOT_TEXT,      /* outside the kernel's own text */
     PERCH_PATCH_TOO_SHORT,     /* under 3 bytes, or 3-4 with r11 live after it */
     PERCH_PATCH_CROSSES_PAGE,  /* the instruction spans two pages */
-    PERCH_PATCH_UNDONE_WRITE,  /* restored: its text page was mapped writable */
+    PERCH_PATCH_UNDONE_WRITE,  /* restored for good: its text page was mapped
+                                * writable PERCH_PATCH_MAX_REWRITES times */
     PERCH_PATCH_UNDONE_TARGET, /* restored: it stored to something else */
     PERCH_PATCH_STATES
 };
@@ -327,7 +329,9 @@ struct perch_patch_site {
     uint8_t len;               /* the instruction's length */
     uint8_t state;             /* enum perch_patch_state */
     uint8_t patch_len;         /* 5, 3, or 0 */
-    uint8_t pad[5];
+    uint8_t rewrites;          /* times restored for a writable mapping of
+                                * its page, then patched again (WAITING) */
+    uint8_t pad[4];
     uint8_t original[16];      /* the instruction as the guest wrote it */
 };
 

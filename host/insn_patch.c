@@ -107,6 +107,19 @@ static void undo(struct perch_patch_site *s, enum perch_patch_state why)
     index_rebuild();
 }
 
+/* Its page is being mapped writable: the guest's bytes back, and the site
+ * waits to be patched again once the page is read-only at a later trap
+ * (Linux's text_poke maps a page writable for each change and unmaps it
+ * after), unless that keeps happening. */
+static void undo_for_write(struct perch_patch_site *s)
+{
+    if (++s->rewrites >= PERCH_PATCH_MAX_REWRITES) {
+        undo(s, PERCH_PATCH_UNDONE_WRITE);
+        return;
+    }
+    undo(s, PERCH_PATCH_WAITING);
+}
+
 /* Which patch fits the instruction, as its length (0: none), by the rules
  * that do not change while the guest runs. */
 static enum perch_patch_state fit(const struct perch_patch_site *s, unsigned *patch_len)
@@ -212,6 +225,6 @@ void insn_patch_frame_writable(uint64_t mfn)
         struct perch_patch_site *s = &perch_shared.stats.patch_sites[i];
 
         if (s->state == PERCH_PATCH_ACTIVE && site_maddr[i] >> XEN_PAGE_SHIFT == mfn)
-            undo(s, PERCH_PATCH_UNDONE_WRITE);
+            undo_for_write(s);
     }
 }

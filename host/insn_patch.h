@@ -15,8 +15,10 @@
  *   - the instruction as the guest wrote it is kept; the Host emulates
  *     that, never the bytes in memory;
  *   - the original comes back before any new writable mapping of its page
- *     (text_poke, module loading, ...) and when the store turns out to
- *     target something other than a page table (the original then runs).
+ *     (text_poke, module loading, ...), to be patched again at a later
+ *     trap that finds the page read-only (at most PERCH_PATCH_MAX_REWRITES
+ *     times); and for good when the store turns out to target something
+ *     other than a page table (the original then runs).
  * A guest that jumps into a patch, or forges a `syscall` that returns to
  * one, gets its own registers and stack shuffled, nothing of the Host's.
  */

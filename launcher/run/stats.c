@@ -175,7 +175,7 @@ static const char *const patch_state_names[PERCH_PATCH_STATES] = {
     [PERCH_PATCH_NOT_TEXT] = "not kernel text",
     [PERCH_PATCH_TOO_SHORT] = "too short (r11 live)",
     [PERCH_PATCH_CROSSES_PAGE] = "crosses a page",
-    [PERCH_PATCH_UNDONE_WRITE] = "undone: text mapped writable",
+    [PERCH_PATCH_UNDONE_WRITE] = "undone: text rewritten too often",
     [PERCH_PATCH_UNDONE_TARGET] = "undone: not a page table",
 };
 
@@ -196,8 +196,11 @@ void stats_print_patches(FILE *out, const struct perch_shared *sh,
             snprintf(where, sizeof(where), "%s+%#" PRIx64, name, offset);
         else
             snprintf(where, sizeof(where), "%#" PRIx64, s->rip);
-        fprintf(out, "    %-40s %2u bytes %10" PRIu64 " %10" PRIu64 "  %s\n", where, s->len,
+        fprintf(out, "    %-40s %2u bytes %10" PRIu64 " %10" PRIu64 "  %s", where, s->len,
                 s->traps, s->calls, state);
+        if (s->rewrites)
+            fprintf(out, "; restored %ux for a text write", s->rewrites);
+        fputc('\n', out);
     }
     if (sh->stats.patch_sites_unlisted)
         fprintf(out, "    %-40s %19" PRIu64 "\n", "(sites past the table)",

@@ -351,14 +351,22 @@ static void writable_mapping_restores_the_original(void)
     /* The guest maps the text's frame writable (text_poke does). */
     CHECK(mm_write_entry(l1e, (CODE_MFN << 12) | PTE_P | PTE_RW, MM_L1, false) == 0);
     CHECK(!memcmp(text(CODE_VA), lock_btr, 6));
-    CHECK(site(0)->state == PERCH_PATCH_UNDONE_WRITE);
+    CHECK(site(0)->state == PERCH_PATCH_WAITING && site(0)->rewrites == 1);
     /* The patch's return address is an ordinary one again. */
     enter_patch(CODE_VA + 5, true);
     CHECK(!insn_patch_entry(&regs) && regs.rcx == CODE_VA + 5);
-    /* And the next trap there leaves it alone. */
+    /* The next trap, with the page read-only again, patches it again. */
     *pte() = OLD;
     CHECK(trap_at(CODE_VA, lock_btr, 6, ret, 1));
-    CHECK(site(0)->state == PERCH_PATCH_UNDONE_WRITE && site(0)->traps == 2);
+    CHECK(site(0)->state == PERCH_PATCH_ACTIVE && site(0)->traps == 2);
+    /* Rewritten too often, it is left alone. */
+    for (unsigned i = 1; i < PERCH_PATCH_MAX_REWRITES; i++) {
+        insn_patch_frame_writable(CODE_MFN);
+        *pte() = OLD;
+        CHECK(trap_at(CODE_VA, lock_btr, 6, ret, 1));
+    }
+    CHECK(site(0)->state == PERCH_PATCH_UNDONE_WRITE);
+    CHECK(!memcmp(text(CODE_VA), lock_btr, 6));
 }
 
 static void other_frames_keep_their_patches(void)
