@@ -95,6 +95,22 @@
 #define SW_GATE_HALT        (SW_GATE_VA + 0x30)   /* `call`: sti; hlt until an interrupt */
 #define SW_GATE_READ_CR2    (SW_GATE_VA + 0x40)   /* `call`: rax = CR2 */
 #define SW_HALT_WAKE_RIP    (SW_GATE_VA + 0x60)   /* where that interrupt finds ring 0 */
+/*
+ * Probe gates, for the costs guest only (perch_op probe): each is a
+ * RESUME with one ring-0 road changed, tested after every real gate so
+ * that they cost the real ones nothing. In bp_entry's order:
+ *   IRETQ     the RESUME road again, at this place in the compare chain
+ *   SYSRETQ   `sysretq` to rcx with flags r11 instead of iretq (rsp as the
+ *             int3 found it)
+ *   SWAPGS    two swapgs, then as IRETQ
+ *   CR3       CR3 read and written back (a full flush), then as IRETQ
+ *   IRETQ_END as IRETQ, last: the compare chain's cost per gate
+ */
+#define SW_GATE_PROBE_IRETQ     (SW_GATE_VA + 0x80)
+#define SW_GATE_PROBE_SYSRETQ   (SW_GATE_VA + 0x90)
+#define SW_GATE_PROBE_SWAPGS    (SW_GATE_VA + 0xa0)
+#define SW_GATE_PROBE_CR3       (SW_GATE_VA + 0xb0)
+#define SW_GATE_PROBE_IRETQ_END (SW_GATE_VA + 0xc0)
 
 /* +2 GiB: the Host image (text, data, stacks, the shared page). */
 #define HOST_IMAGE_VA      (PERCH_REGION_VA + U64(0x80000000))
@@ -203,6 +219,13 @@
 #define HYPERVISOR_perch_op          55
 #define PERCH_OP_switcher_roundtrip  0   /* one ring-0 visit (RESUME gate) */
 #define PERCH_OP_launcher_roundtrip  1   /* one exit to the Launcher */
+#define PERCH_OP_switcher_probe      2   /* one visit by probe road a2 (below) */
+#define PERCH_PROBE_IRETQ     0
+#define PERCH_PROBE_SYSRETQ   1
+#define PERCH_PROBE_SWAPGS    2
+#define PERCH_PROBE_CR3       3
+#define PERCH_PROBE_IRETQ_END 4
+#define PERCH_PROBES          5
 
 /*
  * Optimizations that can be switched off (perch run --no-native-return,
