@@ -99,10 +99,11 @@ static uint8_t *text_bytes(const struct perch_patch_site *s)
     return (uint8_t *)env_alias_base() + site_maddr[s - perch_shared.stats.patch_sites];
 }
 
-/* Put the guest's own bytes back; the site is never patched again. */
+/* Put the guest's own bytes back (at most an instruction's, whatever the
+ * table in the guest's reach says); the site's state becomes `why`. */
 static void undo(struct perch_patch_site *s, enum perch_patch_state why)
 {
-    __builtin_memcpy(text_bytes(s), s->original, s->len);
+    __builtin_memcpy(text_bytes(s), s->original, s->len < INSN_MAX_BYTES ? s->len : INSN_MAX_BYTES);
     s->state = (uint8_t)why;
     index_rebuild();
 }
@@ -120,9 +121,8 @@ static void undo_for_write(struct perch_patch_site *s)
     undo(s, PERCH_PATCH_WAITING);
 }
 
-/* Which patch fits the instruction, as its length (0: none), by the rules
- * that do not change while the guest runs. */
-static enum perch_patch_state fit(const struct perch_patch_site *s, unsigned *patch_len)
+/* Whether the site may ever be patched, by where it is; ACTIVE: it may. */
+static enum perch_patch_state placement(const struct perch_patch_site *s)
 {
     const typeof(perch_shared.boot) *b = &perch_shared.boot;
 
@@ -132,10 +132,16 @@ static enum perch_patch_state fit(const struct perch_patch_site *s, unsigned *pa
         return PERCH_PATCH_NOT_TEXT;
     if ((s->rip & 0xfff) + s->len > 4096)
         return PERCH_PATCH_CROSSES_PAGE;
-    *patch_len = s->len >= 5 ? 5 : 3;
-    if (s->len < 3 || (s->len < 5 && !insn_r11_dead_after(s->rip + s->len)))
-        return PERCH_PATCH_TOO_SHORT;
     return PERCH_PATCH_ACTIVE;
+}
+
+/* Which patch fits the instruction's length: its length, or 0 when none
+ * does (the r11 scan, the dearest check, runs once per site). */
+static unsigned patch_length(const struct perch_patch_site *s)
+{
+    if (s->len >= 5)
+        return 5;
+    return s->len >= 3 && insn_r11_dead_after(s->rip + s->len) ? 3 : 0;
 }
 
 /* The machine address of rip's byte if its page is a guest frame mapped
@@ -155,17 +161,22 @@ static uint64_t read_only_text(uint64_t rip)
 
 static void try_patch(struct perch_patch_site *s)
 {
-    unsigned patch_len = 0, i = (unsigned)(s - perch_shared.stats.patch_sites);
-    enum perch_patch_state verdict = fit(s, &patch_len);
+    unsigned patch_len, i = (unsigned)(s - perch_shared.stats.patch_sites);
+    enum perch_patch_state where = placement(s);
     uint8_t *text;
 
-    if (verdict != PERCH_PATCH_ACTIVE) {
-        s->state = (uint8_t)verdict;
+    if (where != PERCH_PATCH_ACTIVE) {
+        s->state = (uint8_t)where;
         return;
     }
     site_maddr[i] = read_only_text(s->rip);
     if (!site_maddr[i])
         return;                        /* still writable: wait */
+    patch_len = patch_length(s);
+    if (!patch_len) {
+        s->state = PERCH_PATCH_TOO_SHORT;
+        return;
+    }
     text = text_bytes(s);
     __builtin_memcpy(s->original, text, s->len);
     __builtin_memcpy(text, patch_len == 5 ? call_saving_both : call_saving_rcx, patch_len);
@@ -184,8 +195,10 @@ void insn_patch_trapped(uint64_t rip, unsigned len)
         return;
     }
     s->traps++;
-    if (s->state == PERCH_PATCH_WAITING)
-        try_patch(s);
+    if (s->state != PERCH_PATCH_WAITING)
+        return;
+    s->len = (uint8_t)len;             /* as it is now: the guest may have rewritten it */
+    try_patch(s);
 }
 
 bool insn_patch_entry(struct cpu_regs *regs)

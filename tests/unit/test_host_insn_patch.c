@@ -369,6 +369,25 @@ static void writable_mapping_restores_the_original(void)
     CHECK(!memcmp(text(CODE_VA), lock_btr, 6));
 }
 
+/* The guest rewrote the site as a shorter store: the next patch covers
+ * that store only, and the byte after it stays the guest's. */
+static void rewritten_to_another_length(void)
+{
+    static const uint8_t lock_andb[5] = { 0xf0, 0x80, 0x22, 0xfd, 0x90 };   /* lock andb $~2,(%rdx); nop */
+    static const uint8_t want[3] = { 0x51, 0x0f, 0x05 };   /* r11 dead: nop, ret */
+
+    CHECK(setup() == 0);
+    CHECK(trap_at(CODE_VA, lock_btr, 6, ret, 1));
+    insn_patch_frame_writable(CODE_MFN);
+    *pte() = OLD;
+    memcpy(text(CODE_VA), lock_andb, sizeof(lock_andb));   /* 4 bytes, a nop, then btr's last */
+    CHECK(trap_at(CODE_VA, lock_andb, 4, (const uint8_t[]){ 0x90, 0xc3 }, 2));
+    CHECK(*pte() == (OLD & ~PTE_RW));
+    CHECK(site(0)->len == 4 && site(0)->state == PERCH_PATCH_ACTIVE && site(0)->patch_len == 3);
+    CHECK(!memcmp(text(CODE_VA), want, 3) && text(CODE_VA)[3] == 0xcc && text(CODE_VA)[4] == 0x90);
+    CHECK(!memcmp(site(0)->original, lock_andb, 4));
+}
+
 static void other_frames_keep_their_patches(void)
 {
     CHECK(setup() == 0);
@@ -445,6 +464,7 @@ int main(void)
     RUN(where_patches_are_not_made);
     RUN(writable_text_waits);
     RUN(writable_mapping_restores_the_original);
+    RUN(rewritten_to_another_length);
     RUN(other_frames_keep_their_patches);
     RUN(other_target_restores_and_reruns);
     RUN(forged_entries);
