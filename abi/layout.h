@@ -331,6 +331,10 @@ struct perch_cpuid_seen {
  * `push %rcx; push %r11; syscall` (5 bytes), or `push %rcx; syscall` (3)
  * where r11 is provably dead after the instruction; the rest are int3.
  */
+#define PERCH_SYMBOLS_PENDING 0u   /* still being read: decide later */
+#define PERCH_SYMBOLS_READ    1u   /* r11_readers and jump_table filled */
+#define PERCH_SYMBOLS_NONE    2u   /* the kernel has none: any call may read r11 */
+
 #define PERCH_PATCH_SITES 64u
 #define PERCH_PATCH_MAX_REWRITES 16u
 enum perch_patch_state {
@@ -431,16 +435,17 @@ struct perch_shared {
         /* The kernel's own text (its ELF's read-execute segment), the only
          * place host/insn_patch.c patches; 0, 0: none. */
         uint64_t kernel_text_start, kernel_text_end;
-        /* Kernel functions that take r11 as an input (the retpoline
-         * thunks through r11, from the kernel's symbols): a call to one
-         * reads it. 0: unused slot. r11_readers_known 0: the kernel had
-         * no symbols, so any call may read r11. */
+        /* What the kernel's symbols say, for host/insn_patch.c. The
+         * Launcher reads them while the guest boots and then sets
+         * kernel_symbols (release order): PERCH_SYMBOLS_*. r11_readers:
+         * the kernel functions that take r11 as an input (the retpoline
+         * thunks through r11): a call to one reads it; 0: unused slot.
+         * jump_table: Linux's jump-label table in the kernel's memory
+         * (entries of s32 code, s32 target, s64 key, each relative to its
+         * own field): a nop or jmp listed there is a branch both ways;
+         * 0, 0: unknown. */
+        uint64_t kernel_symbols;
         uint64_t r11_readers[4];
-        uint64_t r11_readers_known;
-        /* Linux's jump-label table in the kernel's memory (entries of
-         * s32 code, s32 target, s64 key, each relative to its own field),
-         * from its symbols: a nop or jmp listed there is a branch both
-         * ways. 0, 0: unknown. */
         uint64_t jump_table_start, jump_table_end;
     } boot;
 

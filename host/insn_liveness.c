@@ -59,7 +59,7 @@ static bool names(const struct insn *d, unsigned reg)
 
 static bool reads_r11(uint64_t target)
 {
-    if (!perch_shared.boot.r11_readers_known)
+    if (__atomic_load_n(&perch_shared.boot.kernel_symbols, __ATOMIC_ACQUIRE) != PERCH_SYMBOLS_READ)
         return true;
     for (unsigned i = 0; i < 4; i++)
         if (perch_shared.boot.r11_readers[i] && perch_shared.boot.r11_readers[i] == target)

@@ -15,7 +15,8 @@
  * each conditional branch), writes all of r11 before any read of it,
  * returns, or calls a function (r11 is no argument and is not preserved
  * across a call, by the x86-64 ABI), unless the callee is one of
- * perch_shared.boot.r11_readers (or the kernel's symbols were unknown). Anything it cannot follow (an indirect
+ * perch_shared.boot.r11_readers (and any callee may, without the
+ * kernel's symbols). Anything it cannot follow (an indirect
  * jump, a nop that may be a jump label, int3, ud2, a VEX form, a path out
  * of the text, more than a bounded number of instructions or paths) makes
  * the answer false. No instruction uses r11 implicitly but syscall and

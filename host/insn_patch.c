@@ -172,6 +172,9 @@ static void try_patch(struct perch_patch_site *s)
     site_maddr[i] = read_only_text(s->rip);
     if (!site_maddr[i])
         return;                        /* still writable: wait */
+    if (s->len < 5 && __atomic_load_n(&perch_shared.boot.kernel_symbols, __ATOMIC_ACQUIRE) ==
+                          PERCH_SYMBOLS_PENDING)
+        return;                        /* the r11 scan needs them: wait */
     patch_len = patch_length(s);
     if (!patch_len) {
         s->state = PERCH_PATCH_TOO_SHORT;

@@ -56,6 +56,14 @@ struct launch {
     struct default_guest guest;   /* perch's cache, when used */
     const struct launch_io *io;   /* NULL: a person at the console */
     struct run_stats *stats;      /* the running guest's exit counts */
+    /* The kernel's symbols, read once by symbols_reader while the guest
+     * boots (for insn_patch, the crash line and --stats); use them only
+     * after wait_for_symbols(). */
+    const char *kernel_path;
+    struct kernel_symbols syms;
+    bool syms_named;              /* symbols were found */
+    bool reading_symbols;         /* symbols_reader is still to be joined */
+    pthread_t symbols_reader;
 };
 
 /* With no KERNEL: Debian's cloud kernel from perch's cache (fetched once). */
@@ -206,34 +214,59 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
 }
 
 /*
- * What host/insn_patch.c needs to know of the kernel before it runs: where
- * its own text is, which of its functions read r11 on entry (the
- * retpoline thunks through r11) and where its jump-label table is, from
- * the kernel's symbols. A kernel
- * without symbols gets no 3- or 4-byte patches: a call then counts as a
- * possible read of r11.
+ * What host/insn_patch.c needs of the kernel's symbols: which functions
+ * read r11 on entry (the retpoline thunks through r11) and where Linux's
+ * jump-label table is; then, last, that they are there to read.
  */
-static void describe_kernel_text(const struct launch *l, const char *kernel_path,
-                                 struct perch_shared *sh)
+static void tell_host_symbols(struct perch_shared *sh, const struct kernel_symbols *syms,
+                              bool named)
 {
     static const char *const r11_readers[] = {
         "__x86_indirect_thunk_r11", "__x86_indirect_its_thunk_r11",
     };
-    struct kernel_symbols syms;
     unsigned n = 0;
 
-    sh->boot.kernel_text_start = l->image.virt_text_start;
-    sh->boot.kernel_text_end = l->image.virt_text_end;
-    sh->boot.r11_readers_known = symbol_source_load(&syms, l->kernel.bytes, l->kernel.size,
-                                                    kernel_path, l->image.entry);
-    for (unsigned i = 0; sh->boot.r11_readers_known && i < sizeof(r11_readers) / sizeof(r11_readers[0]); i++)
-        if (kernel_symbols_find(&syms, r11_readers[i], &sh->boot.r11_readers[n]))
+    for (unsigned i = 0; named && i < sizeof(r11_readers) / sizeof(r11_readers[0]); i++)
+        if (kernel_symbols_find(syms, r11_readers[i], &sh->boot.r11_readers[n]))
             n++;
-    if (syms.jump_table_start < syms.jump_table_end) {
-        sh->boot.jump_table_start = syms.jump_table_start;
-        sh->boot.jump_table_end = syms.jump_table_end;
+    if (named && syms->jump_table_start < syms->jump_table_end) {
+        sh->boot.jump_table_start = syms->jump_table_start;
+        sh->boot.jump_table_end = syms->jump_table_end;
     }
-    kernel_symbols_release(&syms);
+    __atomic_store_n(&sh->boot.kernel_symbols, named ? PERCH_SYMBOLS_READ : PERCH_SYMBOLS_NONE,
+                     __ATOMIC_RELEASE);
+}
+
+/* Reading the symbols takes ~20 ms; the Host needs them only once the
+ * kernel's text is read-only, late in its boot, so they are read meanwhile. */
+static void *symbols_reader(void *arg)
+{
+    struct launch *l = arg;
+
+    l->syms_named = symbol_source_load(&l->syms, l->kernel.bytes, l->kernel.size,
+                                       l->kernel_path, l->image.entry);
+    tell_host_symbols(l->hole.shared, &l->syms, l->syms_named);
+    return NULL;
+}
+
+/* The kernel's own text is where host/insn_patch.c may patch; its symbols
+ * follow (symbols_reader, or here if no thread can be had). */
+static void describe_kernel(struct launch *l, const char *kernel_path)
+{
+    l->hole.shared->boot.kernel_text_start = l->image.virt_text_start;
+    l->hole.shared->boot.kernel_text_end = l->image.virt_text_end;
+    l->kernel_path = kernel_path;
+    if (!pthread_create(&l->symbols_reader, NULL, symbols_reader, l))
+        l->reading_symbols = true;
+    else
+        symbols_reader(l);
+}
+
+static void wait_for_symbols(struct launch *l)
+{
+    if (l->reading_symbols)
+        pthread_join(l->symbols_reader, NULL);
+    l->reading_symbols = false;
 }
 
 static int start_vm(struct launch *l, const struct options *o, struct error *e)
@@ -261,7 +294,7 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     l->hole.shared->boot.strict = o->strict;
     l->hole.shared->boot.optimizations_off = o->optimizations_off;
     l->hole.shared->boot.no_guest_isolation = o->no_guest_isolation;
-    describe_kernel_text(l, o->kernel, l->hole.shared);
+    describe_kernel(l, o->kernel);
     l->hole.shared->boot.console_port = PERCH_CONSOLE_PORT;
     l->hole.shared->boot.xenstore_port = has_devices(l) ? PERCH_XENSTORE_PORT : 0;
     if (kvm_vm_create(&l->vm, &l->gm, e) ||
@@ -451,26 +484,24 @@ static bool crash_to_name(const struct guest_where *w, int status, const struct 
 }
 
 /* What the run left to say with the kernel's symbols: the crash line, and
- * with --stats the patch table. The symbols are read once, after the run. */
-static void say_with_symbols(const struct launch *l, const struct options *o,
+ * with --stats the patch table. */
+static void say_with_symbols(struct launch *l, const struct options *o,
                              const struct guest_where *w, int status, struct error *e)
 {
-    struct kernel_symbols syms;
-    bool named;
+    const struct kernel_symbols *syms;
 
-    if (!crash_to_name(w, status, e) && !o->stats)
-        return;
-    named = symbol_source_load(&syms, l->kernel.bytes, l->kernel.size,
-                               o->kernel, l->image.entry);
+    wait_for_symbols(l);
+    syms = l->syms_named ? &l->syms : NULL;
     if (crash_to_name(w, status, e))
-        crash_line_append(e, w, named ? &syms : NULL);
+        crash_line_append(e, w, syms);
     if (o->stats)
-        stats_print_patches(stderr, l->hole.shared, named ? &syms : NULL);
-    kernel_symbols_release(&syms);
+        stats_print_patches(stderr, l->hole.shared, syms);
 }
 
 static void release(struct launch *l)
 {
+    wait_for_symbols(l);
+    kernel_symbols_release(&l->syms);
     kvm_vm_destroy(&l->vm);
     if (l->doorbell_fd >= 0)
         close(l->doorbell_fd);

@@ -65,7 +65,7 @@ static long setup(void)
     perch_shared.boot.guest_nr_pages = FRAMES - GUEST_BASE;
     perch_shared.boot.kernel_text_start = CODE_VA;
     perch_shared.boot.kernel_text_end = CODE_VA + 0x2000;
-    perch_shared.boot.r11_readers_known = 1;
+    perch_shared.boot.kernel_symbols = PERCH_SYMBOLS_READ;
     perch_shared.boot.r11_readers[0] = THUNK_VA;
     memset(frame_table, 0, sizeof(frame_table));
     mm_frames = frame_table;
@@ -287,9 +287,23 @@ static void branches_calls_and_jumps(void)
     CHECK(short_store_verdict(call_other, sizeof(call_other)) == PERCH_PATCH_ACTIVE);
     /* Without the kernel's symbols any call may be to a thunk. */
     CHECK(setup() == 0);
-    perch_shared.boot.r11_readers_known = 0;
+    perch_shared.boot.kernel_symbols = PERCH_SYMBOLS_NONE;
     CHECK(trap_at(CODE_VA, xchg_rbx, 3, call_other, sizeof(call_other)));
     CHECK(site(0)->state == PERCH_PATCH_TOO_SHORT);
+    /* While the Launcher still reads them, a short site waits; a long one
+     * needs no scan. */
+    CHECK(setup() == 0);
+    perch_shared.boot.kernel_symbols = PERCH_SYMBOLS_PENDING;
+    CHECK(trap_at(CODE_VA, xchg_rbx, 3, call_other, sizeof(call_other)));
+    CHECK(site(0)->state == PERCH_PATCH_WAITING);
+    perch_shared.boot.kernel_symbols = PERCH_SYMBOLS_READ;
+    *pte() = OLD;
+    CHECK(trap_at(CODE_VA, xchg_rbx, 3, call_other, sizeof(call_other)));
+    CHECK(site(0)->state == PERCH_PATCH_ACTIVE);
+    CHECK(setup() == 0);
+    perch_shared.boot.kernel_symbols = PERCH_SYMBOLS_PENDING;
+    CHECK(trap_at(CODE_VA + 0x100, lock_btr, 6, ret, 1));
+    CHECK(site(0)->state == PERCH_PATCH_ACTIVE);
 }
 
 /* A path that leaves the text, or runs too long, is a possible read. */
