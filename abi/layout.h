@@ -95,6 +95,22 @@
 #define SW_GATE_HALT        (SW_GATE_VA + 0x30)   /* `call`: sti; hlt until an interrupt */
 #define SW_GATE_READ_CR2    (SW_GATE_VA + 0x40)   /* `call`: rax = CR2 */
 #define SW_HALT_WAKE_RIP    (SW_GATE_VA + 0x60)   /* where that interrupt finds ring 0 */
+/*
+ * Probe gates, for the costs guest only (perch_op probe): each is a
+ * RESUME with one ring-0 road changed, tested after every real gate so
+ * that they cost the real ones nothing. In bp_entry's order:
+ *   IRETQ     the RESUME road again, at this place in the compare chain
+ *   SYSRETQ   `sysretq` to rcx with flags r11 instead of iretq (rsp as the
+ *             int3 found it)
+ *   SWAPGS    two swapgs, then as IRETQ
+ *   CR3       CR3 read and written back (a full flush), then as IRETQ
+ *   IRETQ_END as IRETQ, last: the compare chain's cost per gate
+ */
+#define SW_GATE_PROBE_IRETQ     (SW_GATE_VA + 0x80)
+#define SW_GATE_PROBE_SYSRETQ   (SW_GATE_VA + 0x90)
+#define SW_GATE_PROBE_SWAPGS    (SW_GATE_VA + 0xa0)
+#define SW_GATE_PROBE_CR3       (SW_GATE_VA + 0xb0)
+#define SW_GATE_PROBE_IRETQ_END (SW_GATE_VA + 0xc0)
 
 /* +2 GiB: the Host image (text, data, stacks, the shared page). */
 #define HOST_IMAGE_VA      (PERCH_REGION_VA + U64(0x80000000))
@@ -203,6 +219,13 @@
 #define HYPERVISOR_perch_op          55
 #define PERCH_OP_switcher_roundtrip  0   /* one ring-0 visit (RESUME gate) */
 #define PERCH_OP_launcher_roundtrip  1   /* one exit to the Launcher */
+#define PERCH_OP_switcher_probe      2   /* one visit by probe road a2 (below) */
+#define PERCH_PROBE_IRETQ     0
+#define PERCH_PROBE_SYSRETQ   1
+#define PERCH_PROBE_SWAPGS    2
+#define PERCH_PROBE_CR3       3
+#define PERCH_PROBE_IRETQ_END 4
+#define PERCH_PROBES          5
 
 /*
  * Optimizations that can be switched off (perch run --no-native-return,
@@ -213,6 +236,7 @@
 #define PERCH_OPT_CPL3_EVENTS   (1u << 2)   /* DPL3 gates: events to the Host without ring 0 */
 #define PERCH_OPT_FLUSH_ELISION (1u << 3)   /* no flush for changes KVM shows anyway */
 #define PERCH_OPT_FAULT_DECODE  (1u << 4)   /* a CPL3 #PF's address from its instruction */
+#define PERCH_OPT_INSN_PATCHING (1u << 5)   /* trapping PTE stores patched into Host calls */
 
 /* Pseudo-vector with which the Host marks a hypercall entry (`syscall`). */
 #define PERCH_VECTOR_SYSCALL 256
@@ -300,6 +324,44 @@ struct perch_msr_seen {
 struct perch_cpuid_seen {
     uint32_t leaf, subleaf, count;
     uint32_t reg[4];                   /* perch's answer */
+};
+
+/*
+ * The kernel-text instructions whose page-table stores trapped, and what
+ * host/insn_patch.c made of each (the first PERCH_PATCH_SITES; later ones
+ * are only counted). A patched site's first bytes call the Host instead:
+ * `push %rcx; push %r11; syscall` (5 bytes), or `push %rcx; syscall` (3)
+ * where r11 is provably dead after the instruction; the rest are int3.
+ */
+#define PERCH_SYMBOLS_PENDING 0u   /* still being read: decide later */
+#define PERCH_SYMBOLS_READ    1u   /* r11_readers and jump_table filled */
+#define PERCH_SYMBOLS_NONE    2u   /* the kernel has none: any call may read r11 */
+
+#define PERCH_PATCH_SITES 64u
+#define PERCH_PATCH_MAX_REWRITES 16u
+enum perch_patch_state {
+    PERCH_PATCH_WAITING = 0,   /* its text is still writable: not yet */
+    PERCH_PATCH_ACTIVE,        /* patched: it calls the Host */
+    PERCH_PATCH_OFF,           /* --no-insn-patching */
+    PERCH_PATCH_NOT_TEXT,      /* outside the kernel's own text */
+    PERCH_PATCH_TOO_SHORT,     /* under 3 bytes, or 3-4 with r11 live after it */
+    PERCH_PATCH_CROSSES_PAGE,  /* the instruction spans two pages */
+    PERCH_PATCH_UNDONE_WRITE,  /* restored for good: its text page was mapped
+                                * writable PERCH_PATCH_MAX_REWRITES times */
+    PERCH_PATCH_UNDONE_TARGET, /* restored: it stored to something else */
+    PERCH_PATCH_STATES
+};
+struct perch_patch_site {
+    uint64_t rip;
+    uint64_t traps;            /* its stores that trapped and were emulated */
+    uint64_t calls;            /* its stores that came through the patch */
+    uint8_t len;               /* the instruction's length */
+    uint8_t state;             /* enum perch_patch_state */
+    uint8_t patch_len;         /* 5, 3, or 0 */
+    uint8_t rewrites;          /* times restored for a writable mapping of
+                                * its page, then patched again (WAITING) */
+    uint8_t pad[4];
+    uint8_t original[16];      /* the instruction as the guest wrote it */
 };
 
 #define PERCH_CONSOLE_RING_BYTES 4096u
@@ -392,6 +454,21 @@ struct perch_shared {
         uint64_t grant_nr_frames;
         /* The CPU the guest's CPUID and MSR answers start from. */
         struct perch_cpu cpu;
+        /* The kernel's own text (its ELF's read-execute segment), the only
+         * place host/insn_patch.c patches; 0, 0: none. */
+        uint64_t kernel_text_start, kernel_text_end;
+        /* What the kernel's symbols say, for host/insn_patch.c. The
+         * Launcher reads them while the guest boots and then sets
+         * kernel_symbols (release order): PERCH_SYMBOLS_*. r11_readers:
+         * the kernel functions that take r11 as an input (the retpoline
+         * thunks through r11): a call to one reads it; 0: unused slot.
+         * jump_table: Linux's jump-label table in the kernel's memory
+         * (entries of s32 code, s32 target, s64 key, each relative to its
+         * own field): a nop or jmp listed there is a branch both ways;
+         * 0, 0: unknown. */
+        uint64_t kernel_symbols;
+        uint64_t r11_readers[4];
+        uint64_t jump_table_start, jump_table_end;
     } boot;
 
     struct {
@@ -427,6 +504,10 @@ struct perch_shared {
         uint64_t cpl3_user_syscalls;   /* guest-user `syscall`s at CPL3 */
         uint64_t pf_address_decoded;   /* CPL3 #PFs whose address was proven */
         uint64_t tlb_flushes_elided;   /* flush requests that needed none */
+        uint64_t patched_stores;       /* PTE stores that came through a patch */
+        uint64_t patch_sites_unlisted; /* traps at sites past the table's end */
+        uint32_t nr_patch_sites, pad_patch;
+        struct perch_patch_site patch_sites[PERCH_PATCH_SITES];
         uint32_t nr_msrs_seen, nr_cpuids_seen;
         struct perch_msr_seen msrs_seen[PERCH_MSRS_SEEN];
         struct perch_cpuid_seen cpuids_seen[PERCH_CPUIDS_SEEN];

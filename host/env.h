@@ -20,6 +20,8 @@ void env_call_launcher(void);
 
 /* Visit ring 0 and come straight back through the RESUME gate. */
 void env_switcher_roundtrip(void);
+/* One visit through a probe gate (abi/layout.h, SW_GATE_PROBE_*). */
+void env_switcher_probe(uint64_t gate);
 
 /* Tell the Launcher there is console output, without an exit (ioeventfd). */
 void env_ring_doorbell(void);

@@ -6,6 +6,7 @@
 #include "env.h"
 #include "evtchn.h"
 #include "host.h"
+#include "insn_patch.h"
 #include "mm.h"
 #include "time.h"
 #include "tlb.h"
@@ -73,7 +74,8 @@ long hypercall_dispatch(uint64_t nr, const uint64_t args[5])
  * then goes back to the guest with a jmp. Otherwise (a pending flush or
  * address-space change) it leaves through guest_resume. Without guest
  * isolation, guest user's `syscall` lands here too, on the kernel's L4:
- * the mode tells it from a hypercall.
+ * the mode tells it from a hypercall; and so does a patched page-table
+ * store's (host/insn_patch.c): its return address tells it.
  */
 void host_hypercall(struct cpu_regs *regs)
 {
@@ -85,7 +87,8 @@ void host_hypercall(struct cpu_regs *regs)
         perch_shared.stats.cpl3_user_syscalls++;
         user_syscall(regs);
     }
-
+    if (insn_patch_entry(regs))
+        guest_resume(regs);
     if (regs->rax == HYPERVISOR_iret) {
         perch_shared.stats.hypercalls[HYPERVISOR_iret]++;
         do_iret(regs);

@@ -8,6 +8,7 @@
 #include "env.h"
 #include "grant_table.h"
 #include "guest_mode.h"
+#include "insn_patch.h"
 #include "tlb.h"
 
 bool mm_strict;
@@ -363,6 +364,8 @@ long mm_write_entry(uint64_t maddr, uint64_t val, int level, bool preserve_ad)
         if (rc)
             return rc;
         new = adjust(new, level);
+        if (new & PTE_RW)
+            insn_patch_frame_writable((new & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT);
     }
     if (preserve_ad)
         new |= old & (PTE_A | PTE_D);

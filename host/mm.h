@@ -101,6 +101,15 @@ long do_update_va_mapping(uint64_t va, uint64_t val, uint64_t flags,
  */
 int ptwr_emulate(struct cpu_regs *regs, uint64_t fault_va, uint64_t error_code);
 
+/*
+ * The same store, taken through a patch (host/insn_patch.c) instead of a
+ * fault: bytes[0 .. n) are the instruction as the guest wrote it, regs as
+ * they were at it. 0: it was a page-table store and is done, regs stepped
+ * past it. -1: it is not one now (its target is no read-only L1 table), and
+ * nothing changed.
+ */
+int ptwr_emulate_original(struct cpu_regs *regs, const uint8_t *bytes, unsigned n);
+
 /* ---- Shared by host/mm*.c and host/ptwr.c ------------------------------------ */
 
 /* How an entry is checked when it is written (mm_write_entry). */

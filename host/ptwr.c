@@ -248,15 +248,29 @@ static int execute(struct cpu_regs *regs, const struct pte_store *in, uint64_t p
         regs->rax = old;
     regs->rflags = rflags;
     regs->rip += in->len;
-    perch_shared.stats.ptwr_emulations++;
     return 0;
+}
+
+/* The store in bytes[0 .. n) at regs->rip, if it is one of the forms above and
+ * lands on a read-only L1 table (at fault_va, when that is known). */
+static int emulate(struct cpu_regs *regs, const uint8_t *bytes, unsigned n,
+                   const uint64_t *fault_va)
+{
+    struct pte_store in;
+    uint64_t pte;
+
+    if (!decode(bytes, n, regs, &in) || (fault_va && in.addr != *fault_va) ||
+        (in.size == 8 && (in.addr & 7)))
+        return -1;
+    pte = target_entry(in.addr);
+    if (pte == MM_NO_ENTRY)
+        return -1;
+    return execute(regs, &in, pte);
 }
 
 int ptwr_emulate(struct cpu_regs *regs, uint64_t fault_va, uint64_t error_code)
 {
     uint8_t bytes[INSN_MAX_BYTES];
-    struct pte_store in;
-    uint64_t pte;
     unsigned n;
 
     /* A write to a present page by the guest kernel (never guest user:
@@ -266,13 +280,16 @@ int ptwr_emulate(struct cpu_regs *regs, uint64_t fault_va, uint64_t error_code)
         (error_code & (PF_PRESENT | PF_WRITE | PF_RESERVED | PF_FETCH)) !=
             (PF_PRESENT | PF_WRITE))
         return -1;
-    pte = target_entry(fault_va);
-    if (pte == MM_NO_ENTRY)
-        return -1;
     n = (unsigned)insn_fetch(regs->rip, bytes);
-    if (!n || !decode(bytes, n, regs, &in))
+    if (!n || emulate(regs, bytes, n, &fault_va))
         return -1;
-    if (in.addr != fault_va || (in.size == 8 && (fault_va & 7)))
+    perch_shared.stats.ptwr_emulations++;
+    return 0;
+}
+
+int ptwr_emulate_original(struct cpu_regs *regs, const uint8_t *bytes, unsigned n)
+{
+    if (!(vm_assist_enabled & (1ull << VMASST_TYPE_writable_pagetables)))
         return -1;
-    return execute(regs, &in, pte);
+    return emulate(regs, bytes, n, NULL);
 }

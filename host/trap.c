@@ -19,6 +19,7 @@
 #include "guest_mode.h"
 #include "guest_resume.h"
 #include "host.h"
+#include "insn_patch.h"
 #include "mm.h"
 #include "time.h"
 #include "vcpu.h"
@@ -180,17 +181,22 @@ static bool privileged_instruction(struct cpu_regs *regs)
 
 /*
  * A #PF: a write by the guest kernel to one of its own read-only page
- * tables is emulated (writable page tables, as Xen's ptwr); returns whether
- * it was. Anything else goes to the guest with the address in
+ * tables is emulated (writable page tables, as Xen's ptwr), and the
+ * instruction patched so that it calls the Host next time (insn_patch.h);
+ * returns whether it was. Anything else goes to the guest with the address in
  * vcpu_info.arch.cr2 and the user bit telling the guest's mode (the
  * hardware saw CPL3 either way).
  */
 static bool page_fault(struct cpu_regs *regs, bool from_user, uint64_t cr2)
 {
-    /* tour fault.4: a guest kernel's write to its own page table is emulated (ptwr) */
+    uint64_t rip = regs->rip;
+
+    /* tour fault.4: a guest kernel's write to its own page table is emulated (ptwr), then patched */
     if (!from_user && (regs->error_code & 3) == 3 &&
-        ptwr_emulate(regs, cr2, regs->error_code) == 0)
+        ptwr_emulate(regs, cr2, regs->error_code) == 0) {
+        insn_patch_trapped(rip, (unsigned)(regs->rip - rip));
         return true;
+    }
     bounce_record_fault_address(cr2);
     regs->error_code = (regs->error_code & ~4ull) | (from_user ? 4 : 0);
     return false;

@@ -88,6 +88,18 @@ halt_idtr:
     .word 4095
     .quad SW_HALT_IDT_VA
 
+/* The probe gates (abi/layout.h): the costs guest's, never the Host's. */
+    .org SW_GATE_PROBE_IRETQ - SW_GATE_VA, 0xcc
+    int3
+    .org SW_GATE_PROBE_SYSRETQ - SW_GATE_VA, 0xcc
+    int3
+    .org SW_GATE_PROBE_SWAPGS - SW_GATE_VA, 0xcc
+    int3
+    .org SW_GATE_PROBE_CR3 - SW_GATE_VA, 0xcc
+    int3
+    .org SW_GATE_PROBE_IRETQ_END - SW_GATE_VA, 0xcc
+    int3
+
     .text
 
 /* ---- One stub per vector, STUB_STRIDE bytes apart ---- */
@@ -158,7 +170,32 @@ bp_entry:
     je svc_exit
     cmpl $LOW32(SW_GATE_HALT + 1), (%rsp)
     je halt_code
+    cmpl $LOW32(SW_GATE_PROBE_IRETQ + 1), (%rsp)
+    je svc_resume
+    cmpl $LOW32(SW_GATE_PROBE_SYSRETQ + 1), (%rsp)
+    je probe_sysretq
+    cmpl $LOW32(SW_GATE_PROBE_SWAPGS + 1), (%rsp)
+    je probe_swapgs
+    cmpl $LOW32(SW_GATE_PROBE_CR3 + 1), (%rsp)
+    je probe_cr3
+    cmpl $LOW32(SW_GATE_PROBE_IRETQ_END + 1), (%rsp)
+    je svc_resume
     movabs $HANDOFF(3), %rsp
+    iretq
+
+/* The probes' roads back (RESUME's, one step changed). */
+probe_sysretq:
+    mov 24(%rsp), %rsp
+    sysretq
+probe_swapgs:
+    swapgs
+    swapgs
+    mov 24(%rsp), %rsp
+    iretq
+probe_cr3:
+    mov %cr3, %rax
+    mov %rax, %cr3
+    mov 24(%rsp), %rsp
     iretq
 
 /* A #PF delivered at CPL3 cannot read CR2: the Host asks here when it

@@ -7,6 +7,10 @@
  *                        at CPL3 and back with a jmp, no ring 0
  *   switcher round trip  perch_op: one ring-0 visit through the RESUME gate
  *   launcher round trip  perch_op: one exit to the Launcher and back
+ *   probe_*              perch_op: one ring-0 visit by a probe road
+ *                        (abi/layout.h, SW_GATE_PROBE_*): iretq at two
+ *                        places of the Switcher's compare chain, sysretq,
+ *                        two swapgs, a CR3 reload
  *
  * Lines "costs: NAME cycles MEDIAN (MIN - MAX) per op, N ops" are read by
  * tests/guests/costs.sh, which also checks that --stats counted exactly one
@@ -33,6 +37,17 @@ static long op_launcher(void)
     return hypercall1(HYPERVISOR_perch_op, PERCH_OP_launcher_roundtrip);
 }
 
+#define PROBE(road, name)                                                    \
+    static long op_probe_##name(void)                                        \
+    {                                                                        \
+        return hypercall2(HYPERVISOR_perch_op, PERCH_OP_switcher_probe, road); \
+    }
+PROBE(PERCH_PROBE_IRETQ, iretq)
+PROBE(PERCH_PROBE_SYSRETQ, sysretq)
+PROBE(PERCH_PROBE_SWAPGS, swapgs)
+PROBE(PERCH_PROBE_CR3, cr3)
+PROBE(PERCH_PROBE_IRETQ_END, iretq_end)
+
 static void measure(const char *name, long (*op)(void), unsigned batch)
 {
     if (rt_time(name, op, batch))
@@ -47,4 +62,9 @@ void guest_main(const struct start_info *si)
     measure("null_hypercall", op_null, 20000);
     measure("switcher_roundtrip", op_switcher, 500);
     measure("launcher_roundtrip", op_launcher, 100);
+    measure("probe_iretq", op_probe_iretq, 500);
+    measure("probe_sysretq", op_probe_sysretq, 500);
+    measure("probe_swapgs", op_probe_swapgs, 500);
+    measure("probe_cr3", op_probe_cr3, 500);
+    measure("probe_iretq_end", op_probe_iretq_end, 500);
 }

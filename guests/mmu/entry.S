@@ -139,3 +139,40 @@ mmu_pte_andb_rw:
     DISARM_RET
 
     .section .note.GNU-stack, "", @progbits
+
+/*
+ * The patch page: text of its own, which test_patched_stores maps
+ * read-only so that perch may patch the store in it (host/insn_patch.c).
+ * long mmu_patch_btr1(volatile uint64_t *p): `lock btrq $1, (m)` with rcx
+ * and r11 holding known values across it; returns CF, plus 2 if either
+ * register changed. long mmu_patch_enter_syscall(volatile uint64_t *p):
+ * jumps into the patch at its `syscall` (offset 3) with the two words the
+ * patch would have pushed, rcx's and r11's values, on the stack.
+ */
+#define PATCH_RCX 0x11112222
+#define PATCH_R11 0x33334444
+    .section .text.patch, "ax"
+    .balign 4096
+    .global mmu_patch_page, mmu_patch_btr1, mmu_patch_store, mmu_patch_enter_syscall
+mmu_patch_page:
+mmu_patch_btr1:
+    mov $PATCH_RCX, %rcx
+    mov $PATCH_R11, %r11
+    xor %eax, %eax
+mmu_patch_store:
+    lock btrq $1, (%rdi)
+    setc %al
+    cmp $PATCH_RCX, %rcx
+    jne 1f
+    cmp $PATCH_R11, %r11
+    jne 1f
+    ret
+1:  or $2, %eax
+    ret
+
+mmu_patch_enter_syscall:
+    xor %eax, %eax
+    push $PATCH_RCX
+    push $PATCH_R11
+    jmp mmu_patch_store + 3
+    .balign 4096, 0xcc

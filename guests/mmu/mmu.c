@@ -13,7 +13,10 @@
  *   3. update_va_mapping with UVMF_INVLPG and UVMF_TLB_FLUSH
  *   4. MMU_PT_UPDATE_PRESERVE_AD keeps A/D; MMU_MACHPHYS_UPDATE, read back
  *   5. trapped PTE writes (vm_assist writable_pagetables): mov, xchg,
- *      lock btr, lock and; without the assist the store is the guest's #PF
+ *      lock btr, lock and; without the assist the store is the guest's #PF;
+ *      a store in a read-only page of text, which perch patches into a
+ *      call to the Host: through the patch, entered at its syscall, and
+ *      rewritten by the guest through a writable mapping
  *   6. timing: "mmu: NAME cycles MEDIAN (MIN - MAX) per op, N ops"
  *   7. refusals every mode must give, with Xen's errors
  *   8. (command line strict=1, run with perch --strict) page-type refusals;
@@ -58,6 +61,9 @@ long mmu_pte_xchg(volatile uint64_t *p, uint64_t v, uint64_t *old);
 long mmu_pte_btr5(volatile uint64_t *p);
 long mmu_pte_btr1(volatile uint64_t *p);
 long mmu_pte_andb_rw(volatile uint64_t *p);
+extern const uint8_t mmu_patch_page[], mmu_patch_store[];
+long mmu_patch_btr1(volatile uint64_t *p);
+long mmu_patch_enter_syscall(volatile uint64_t *p);
 
 /* What entry.S saved, from rsp up (struct order = push order reversed). */
 struct mmu_tframe {
@@ -103,7 +109,7 @@ static volatile struct {
 
 /* What the guest did, to compare with perch --stats. */
 static unsigned long n_direct[XEN_NR_HYPERCALLS], n_nested[XEN_NR_HYPERCALLS];
-static unsigned long n_ptwr_ok, n_faults;
+static unsigned long n_ptwr_ok, n_faults, n_patched;
 /* Page-table entries written by hypercalls that succeeded: mmu_update
  * requests NORMAL / PRESERVE_AD / NO_TRANSLATE among those done, and
  * update_va_mapping calls that returned 0. */
@@ -798,6 +804,83 @@ static void test_trapped_writes(void)
 #define TIME_SLOT 100
 
 
+/*
+ * perch patches a trapping PTE store once its page of text is read-only
+ * (host/insn_patch.c). The first store traps; the next ones go through the
+ * patch, keeping every register; entering the patch at its syscall with
+ * the words it would have pushed is the same; and once the guest maps
+ * that text writable, it reads and writes its own bytes there, and runs
+ * what it wrote.
+ */
+static void test_patched_stores(void)
+{
+    const unsigned i = 41, w = 42;
+    const uint64_t text = (uint64_t)mmu_patch_page, offset = mmu_patch_store - mmu_patch_page;
+    const uint64_t p0 = mfn_of(pages[0]) << 12, rw = p0 | PG_DATA;
+    static const uint8_t original[6] = { 0xf0, 0x48, 0x0f, 0xba, 0x37, 0x01 };
+    volatile uint8_t *alias = (volatile uint8_t *)win_page(w);
+    const char *n = "patch_text_read_only";
+    long rc;
+
+    if (!check_eq(n, uvm(text, (mfn_of(mmu_patch_page) << 12) | PTE_P | PTE_A, UVMF_INVLPG), 0))
+        return;
+
+    n = "patch_first_store_traps";
+    if (!expect_eq(n, "mmu_update", mmu_update1(l1a_maddr(i), rw), 0))
+        return;
+    clear_fault();
+    rc = mmu_patch_btr1(l1a_pte(i));
+    if (ptwr(n, "lock btrq $1 in read-only text", rc) &&
+        expect_eq(n, "CF, rcx and r11 kept", rc, 1) && entry_is(n, i, rw & ~PTE_RW))
+        test_pass(n);
+
+    n = "patch_store_through_the_patch";
+    for (unsigned round = 0; round < 3; round++) {
+        if (!expect_eq(n, "mmu_update", mmu_update1(l1a_maddr(i), rw), 0) ||
+            !expect_eq(n, "CF, rcx and r11 kept", mmu_patch_btr1(l1a_pte(i)), 1) ||
+            !entry_is(n, i, rw & ~PTE_RW))
+            break;
+        n_patched++;
+        if (round == 2)
+            test_pass(n);
+    }
+
+    n = "patch_entered_at_its_syscall";
+    if (expect_eq(n, "mmu_update", mmu_update1(l1a_maddr(i), rw), 0) &&
+        expect_eq(n, "CF, and rcx and r11 from the stack", mmu_patch_enter_syscall(l1a_pte(i)), 1) &&
+        entry_is(n, i, rw & ~PTE_RW))
+        test_pass(n);
+    n_patched++;
+
+    /* The guest maps its text writable: it finds its own bytes there,
+     * changes the store to `btrq $5` (the A bit) and runs that. */
+    n = "patch_text_rewritten_by_the_guest";
+    if (!expect_eq(n, "mmu_update (text, writable)",
+                   mmu_update1(l1a_maddr(w), (mfn_of(mmu_patch_page) << 12) | PG_DATA), 0))
+        return;
+    for (unsigned b = 0; b < sizeof(original); b++)
+        if (!expect_eq(n, fmt("byte %u of the store, read through the writable mapping", b),
+                       alias[offset + b], original[b]))
+            return;
+    alias[offset + 5] = 5;
+    if (!expect_eq(n, "mmu_update (unmap)", mmu_update1(l1a_maddr(w), 0), 0) ||
+        !expect_eq(n, "invlpg", invlpg((uint64_t)alias), 0) ||
+        !expect_eq(n, "mmu_update", mmu_update1(l1a_maddr(i), rw), 0))
+        return;
+    clear_fault();
+    rc = mmu_patch_btr1(l1a_pte(i));
+    n_ptwr_ok++;                       /* it traps again, then is patched again */
+    if (expect_eq(n, "CF (the old A bit), rcx and r11 kept", rc, 1) &&
+        entry_is(n, i, rw & ~PTE_A) &&
+        expect_eq(n, "mmu_update", mmu_update1(l1a_maddr(i), rw), 0) &&
+        expect_eq(n, "through the new patch", mmu_patch_btr1(l1a_pte(i)), 1) &&
+        entry_is(n, i, rw & ~PTE_A))
+        test_pass(n);
+    n_patched++;
+    mmu_update1(l1a_maddr(i), 0);
+    invlpg((uint64_t)win_page(i));
+}
+
 static uint64_t time_vals[2];
 static unsigned time_flip;
 static bool time_flush;
@@ -1242,6 +1325,7 @@ static void report_counts(void)
     printk("mmu: page-table entries written by hypercalls %lu\n", n_pt_updates);
     printk("mmu: trapped PTE writes emulated %lu, faults delivered %lu, #PF total %lu\n",
            n_ptwr_ok, n_faults, n_ptwr_ok + n_faults);
+    printk("mmu: stores through patches %lu\n", n_patched);
 }
 
 void guest_main(const struct start_info *start)
@@ -1266,6 +1350,7 @@ void guest_main(const struct start_info *start)
     test_preserve_ad();
     test_machphys();
     test_trapped_writes();
+    test_patched_stores();
     test_timing();
 
     refuse_l4_hole_slots();

@@ -241,6 +241,20 @@ resume_native:
 /* void env_switcher_roundtrip(void): an iret frame back to ourselves. */
     .global env_switcher_roundtrip
 env_switcher_roundtrip:
+    lea switcher_gate_resume(%rip), %rdi
+    /* fall through */
+
+/* void env_switcher_probe(uint64_t gate): the same through a probe gate
+ * (abi/layout.h). SYSRETQ's road takes rcx and r11 instead of the frame,
+ * and leaves rsp as the int3 found it: the frame is not popped there. */
+    .global env_switcher_probe
+env_switcher_probe:
+    lea 1f(%rip), %rcx
+    pushfq
+    pop %r11
+    lea switcher_gate_probe_sysretq(%rip), %rax
+    cmp %rax, %rdi
+    je 2f
     mov %rsp, %rax
     pushq $FLAT_KERNEL_SS64
     push %rax
@@ -248,7 +262,7 @@ env_switcher_roundtrip:
     pushq $FLAT_KERNEL_CS64
     lea 1f(%rip), %rax
     push %rax
-    jmp switcher_gate_resume
+2:  jmp *%rdi
 1:  ret
 
 /*

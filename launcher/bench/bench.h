@@ -59,6 +59,7 @@ struct bench_summary {
     bool have, counted;
     double median, min, max;
     double visits, exits, hypercalls;            /* per operation */
+    double trapped;                              /* trapped PTE writes per op */
     double visit[PERCH_VISIT_COUNT];
 };
 

@@ -61,6 +61,8 @@ static void summarize_counts(struct bench_side *side, int k, const int *runs,
     s->exits = median_of(v, m);
     ACROSS(per_op(x->begin.hypercalls, x->end.hypercalls, x->ops));
     s->hypercalls = median_of(v, m);
+    ACROSS(per_op(x->begin.trapped, x->end.trapped, x->ops));
+    s->trapped = median_of(v, m);
     for (unsigned reason = 0; reason < PERCH_VISIT_COUNT; reason++) {
         ACROSS(per_op(x->begin.visit[reason], x->end.visit[reason], x->ops));
         s->visit[reason] = median_of(v, m);
@@ -154,22 +156,23 @@ static void cells_counts(FILE *out, const struct bench_set *set,
                          const struct bench_summary *g,
                          const struct bench_summary *v)
 {
-    char c[3][48];
+    char c[4][48];
 
     if (!g->counted) {
-        fprintf(out, set->vs ? " %-22s %-18s %s" : " %10s %10s %12s", "-",
-                "-", "-");
+        fprintf(out, set->vs ? " %-22s %-18s %-22s %s" : " %10s %10s %12s %10s", "-",
+                "-", "-", "-");
         return;
     }
     if (!set->vs) {
-        fprintf(out, " %10.2f %10.3f %12.2f", g->visits, g->exits,
-                g->hypercalls);
+        fprintf(out, " %10.2f %10.3f %12.2f %10.2f", g->visits, g->exits,
+                g->hypercalls, g->trapped);
         return;
     }
     snprintf(c[0], sizeof(c[0]), "%.2f -> %.2f", g->visits, v->visits);
     snprintf(c[1], sizeof(c[1]), "%.3f -> %.3f", g->exits, v->exits);
     snprintf(c[2], sizeof(c[2]), "%.2f -> %.2f", g->hypercalls, v->hypercalls);
-    fprintf(out, " %-22s %-18s %s", c[0], c[1], c[2]);
+    snprintf(c[3], sizeof(c[3]), "%.2f -> %.2f", g->trapped, v->trapped);
+    fprintf(out, " %-22s %-18s %-22s %s", c[0], c[1], c[2], c[3]);
 }
 
 /* One row: every side's figure, the ratios, the guest's counts. k may be
@@ -217,10 +220,11 @@ static void header(FILE *out, const struct bench_set *set)
     if (set->vs && set->qemu)
         fprintf(out, " %10s", "vs/TCG");
     if (set->vs)
-        fprintf(out, " %-22s %-18s %s\n", "visits/op def->vs",
-                "exits/op def->vs", "hypercalls/op def->vs");
+        fprintf(out, " %-22s %-18s %-22s %s\n", "visits/op def->vs",
+                "exits/op def->vs", "hypercalls/op def->vs", "trapped/op def->vs");
     else
-        fprintf(out, " %10s %10s %12s\n", "visits/op", "exits/op", "hcalls/op");
+        fprintf(out, " %10s %10s %12s %10s\n", "visits/op", "exits/op", "hcalls/op",
+                "trapped/op");
 }
 
 static void rows_of(FILE *out, const struct bench_set *set, enum bench_group g)
@@ -273,7 +277,7 @@ void bench_print_table(FILE *out, const struct bench_set *set)
 {
     fprintf(out, "perch bench%s: ns per operation%s, median (min - max)%s; "
                  "per operation in the guest: Switcher visits, exits to the "
-                 "Launcher, Host hypercalls\n", set->quick ? " --quick" : "",
+                 "Launcher, Host hypercalls, trapped page-table writes\n", set->quick ? " --quick" : "",
             bench_any_chosen(set, BENCH_DISK) || bench_any_chosen(set, BENCH_NET)
                 ? " (disk, net: rates, below)" : "",
             set->vs ? ", guest: median of the rounds" : "");
@@ -309,9 +313,9 @@ static void csv_side(FILE *f, const struct bench_summary *s, bool counts)
     else
         fprintf(f, ",,,");
     if (counts && s->counted)
-        fprintf(f, ",%.4f,%.4f,%.4f", s->visits, s->exits, s->hypercalls);
+        fprintf(f, ",%.4f,%.4f,%.4f,%.4f", s->visits, s->exits, s->hypercalls, s->trapped);
     else if (counts)
-        fprintf(f, ",,,");
+        fprintf(f, ",,,,");
 }
 
 static void csv_ratio(FILE *f, double r)
@@ -346,10 +350,10 @@ static void write_csv(FILE *f, const struct bench_set *set)
 {
     fprintf(f, "benchmark,native_median,native_min,native_max,"
                "guest_median,guest_min,guest_max,visits_per_op,"
-               "exits_per_op,hypercalls_per_op,guest_native_ratio%s%s%s,group,"
+               "exits_per_op,hypercalls_per_op,trapped_per_op,guest_native_ratio%s%s%s,group,"
                "unit\n",
             set->vs ? ",vs_median,vs_min,vs_max,vs_visits_per_op,"
-                      "vs_exits_per_op,vs_hypercalls_per_op,vs_default_ratio"
+                      "vs_exits_per_op,vs_hypercalls_per_op,vs_trapped_per_op,vs_default_ratio"
                     : "",
             set->qemu ? ",tcg_median,tcg_min,tcg_max,guest_tcg_ratio" : "",
             set->vs && set->qemu ? ",vs_tcg_ratio" : "");
@@ -390,8 +394,8 @@ static void json_side(FILE *f, const char *key, const struct bench_summary *s,
                "\"max\": %.1f", key, s->median, s->min, s->max);
     if (counts && s->counted) {
         fprintf(f, ", \"per_op\": {\"visits\": %.4f, \"exits\": %.4f, "
-                   "\"hypercalls\": %.4f, \"visits_by_reason\": {",
-                s->visits, s->exits, s->hypercalls);
+                   "\"hypercalls\": %.4f, \"trapped_writes\": %.4f, \"visits_by_reason\": {",
+                s->visits, s->exits, s->hypercalls, s->trapped);
         for (unsigned v = 0; v < PERCH_VISIT_COUNT; v++) {
             fprintf(f, "%s", v ? ", " : "");
             json_string(f, stats_visit_name(v));

@@ -127,6 +127,7 @@ static int add_segment(struct pv_image *img, unsigned i, const Elf64_Phdr *ph,
     s->file_offset = ph->p_offset;
     s->filesz = ph->p_filesz;
     s->memsz = ph->p_memsz;
+    s->text = (ph->p_flags & (PF_X | PF_W)) == PF_X;
     return 0;
 }
 
@@ -479,6 +480,15 @@ static int compute_kernel_range(struct pv_image *img, struct error *e)
                     img->virt_base, img->paddr_offset);
     img->virt_kstart = pstart - img->paddr_offset + img->virt_base;
     img->virt_kend = pend - img->paddr_offset + img->virt_base;
+    for (unsigned i = 0; i < img->nr_segments; i++) {
+        const struct pv_segment *s = &img->segments[i];
+
+        if (s->text) {
+            img->virt_text_start = s->paddr - img->paddr_offset + img->virt_base;
+            img->virt_text_end = img->virt_text_start + s->memsz;
+            break;
+        }
+    }
     return 0;
 }
 

@@ -24,6 +24,7 @@ struct pv_segment {
     uint64_t file_offset;
     uint64_t filesz;
     uint64_t memsz;        /* >= filesz; the rest is zeroed */
+    bool text;             /* read and execute, not write (p_flags R E) */
 };
 
 struct pv_image {
@@ -51,6 +52,9 @@ struct pv_image {
      * virt_kend likewise from max(paddr + memsz); the entry lies inside. */
     uint64_t virt_kstart;
     uint64_t virt_kend;
+    /* The first text segment's span, likewise; 0, 0 without one. */
+    uint64_t virt_text_start;
+    uint64_t virt_text_end;
 };
 
 /* Parse an ELF64 x86-64 PV kernel held in memory. The image keeps pointing

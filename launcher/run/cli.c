@@ -77,6 +77,10 @@ void cli_print_help(void)
 "  --no-fault-decode      read CR2 in ring 0 for every page fault that came\n"
 "                         through a DPL3 gate, instead of proving its address\n"
 "                         from the faulting instruction and the page tables\n"
+"  --no-insn-patching     switch an optimization off: a kernel instruction\n"
+"                         whose page-table store trapped keeps trapping,\n"
+"                         instead of being patched, once, into a call to\n"
+"                         the Host (--stats lists the patches)\n"
 "  --no-flush-elision     flush the TLB whenever the guest asks, even when\n"
 "                         every change since the last flush was one KVM's\n"
 "                         shadow paging shows without it (a new mapping, or\n"
@@ -287,6 +291,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "no-cpl3-events", no_argument, NULL, 'E' },
         { "no-flush-elision", no_argument, NULL, 'L' },
         { "no-fault-decode", no_argument, NULL, 'D' },
+        { "no-insn-patching", no_argument, NULL, 'T' },
         { "no-guest-isolation", no_argument, NULL, 'I' },
         { "no-sandbox", no_argument, NULL, 'Z' },
         { "small-disk-requests", no_argument, NULL, 'B' },
@@ -322,6 +327,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'E': o->optimizations_off |= PERCH_OPT_CPL3_EVENTS; break;
         case 'L': o->optimizations_off |= PERCH_OPT_FLUSH_ELISION; break;
         case 'D': o->optimizations_off |= PERCH_OPT_FAULT_DECODE; break;
+        case 'T': o->optimizations_off |= PERCH_OPT_INSN_PATCHING; break;
         case 'I': o->no_guest_isolation = true; break;
         case 'Z': o->no_sandbox = true; break;
         case 'B': o->small_disk_requests = true; break;

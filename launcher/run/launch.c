@@ -57,9 +57,16 @@ struct launch {
     struct default_guest guest;   /* perch's cache, when used */
     const struct launch_io *io;   /* NULL: a person at the console */
     struct run_stats *stats;      /* the running guest's exit counts */
+    /* The kernel's symbols, read once by symbols_reader while the guest
+     * boots (for insn_patch, the crash line, --stats and gdb's monitor);
+     * use them only after wait_for_symbols(). */
+    const char *kernel_path;
+    struct kernel_symbols syms;
+    bool syms_named;              /* symbols were found */
+    bool reading_symbols;         /* symbols_reader is still to be joined */
+    pthread_t symbols_reader;
     struct gdb gdb;               /* --gdb's server, listening before the VM */
     bool has_gdb;
-    struct kernel_symbols gdb_syms;   /* for gdb's monitor commands */
 };
 
 /* With no KERNEL: Debian's cloud kernel from perch's cache (fetched once). */
@@ -209,6 +216,74 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
     return hole_install(&l->gm, &l->hole, l->layout.l4_mfn, e);
 }
 
+/*
+ * What host/insn_patch.c needs of the kernel's symbols: which functions
+ * read r11 on entry (the retpoline thunks through r11) and where Linux's
+ * jump-label table is; then, last, that they are there to read.
+ */
+static void tell_host_symbols(struct perch_shared *sh, const struct kernel_symbols *syms,
+                              bool named)
+{
+    static const char *const r11_readers[] = {
+        "__x86_indirect_thunk_r11", "__x86_indirect_its_thunk_r11",
+    };
+    unsigned n = 0;
+
+    for (unsigned i = 0; named && i < sizeof(r11_readers) / sizeof(r11_readers[0]); i++)
+        if (kernel_symbols_find(syms, r11_readers[i], &sh->boot.r11_readers[n]))
+            n++;
+    if (named && syms->jump_table_start < syms->jump_table_end) {
+        sh->boot.jump_table_start = syms->jump_table_start;
+        sh->boot.jump_table_end = syms->jump_table_end;
+    }
+    __atomic_store_n(&sh->boot.kernel_symbols, named ? PERCH_SYMBOLS_READ : PERCH_SYMBOLS_NONE,
+                     __ATOMIC_RELEASE);
+}
+
+/* Reading the symbols takes ~20 ms; the Host needs them only once the
+ * kernel's text is read-only, late in its boot, so they are read meanwhile. */
+static void *symbols_reader(void *arg)
+{
+    struct launch *l = arg;
+
+    l->syms_named = symbol_source_load(&l->syms, l->kernel.bytes, l->kernel.size,
+                                       l->kernel_path, l->image.entry);
+    tell_host_symbols(l->hole.shared, &l->syms, l->syms_named);
+    return NULL;
+}
+
+/* The kernel's own text is where host/insn_patch.c may patch; its symbols
+ * follow (symbols_reader, or here if no thread can be had). */
+static void describe_kernel(struct launch *l, const char *kernel_path)
+{
+    l->hole.shared->boot.kernel_text_start = l->image.virt_text_start;
+    l->hole.shared->boot.kernel_text_end = l->image.virt_text_end;
+    l->kernel_path = kernel_path;
+    if (!pthread_create(&l->symbols_reader, NULL, symbols_reader, l))
+        l->reading_symbols = true;
+    else
+        symbols_reader(l);
+}
+
+static void wait_for_symbols(struct launch *l)
+{
+    if (l->reading_symbols)
+        pthread_join(l->symbols_reader, NULL);
+    l->reading_symbols = false;
+}
+
+/* --gdb, before the vCPU first runs: tell the Host, and hand gdb's
+ * monitor the kernel's symbols. Waiting for them costs the boot the
+ * reader's ~20 ms, with --gdb only: the gdb thread cannot join it. */
+static void prepare_gdb(struct launch *l)
+{
+    if (!l->has_gdb)
+        return;
+    wait_for_symbols(l);
+    gdb_prepare(&l->gdb, l->hole.shared, &l->vm, &l->gm,
+                l->syms_named ? &l->syms : NULL);
+}
+
 static int start_vm(struct launch *l, const struct options *o, struct error *e)
 {
     struct vcpu_boot boot = {
@@ -234,14 +309,9 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     l->hole.shared->boot.strict = o->strict;
     l->hole.shared->boot.optimizations_off = o->optimizations_off;
     l->hole.shared->boot.no_guest_isolation = o->no_guest_isolation;
+    describe_kernel(l, o->kernel);
     l->hole.shared->boot.console_port = PERCH_CONSOLE_PORT;
     l->hole.shared->boot.xenstore_port = has_devices(l) ? PERCH_XENSTORE_PORT : 0;
-    /* gdb's monitor names the kernel's addresses: its symbols, read now,
-     * before the sandbox (a System.map is a file). */
-    if (l->has_gdb)
-        gdb_prepare(&l->gdb, l->hole.shared, &l->vm, &l->gm,
-                    symbol_source_load(&l->gdb_syms, l->kernel.bytes, l->kernel.size,
-                                       o->kernel, l->image.entry) ? &l->gdb_syms : NULL);
     if (kvm_vm_create(&l->vm, &l->gm, e) ||
         kvm_doorbell(&l->vm, l->hole.doorbell_gpa + PERCH_CONSOLE_DOORBELL,
                      &l->doorbell_fd, e) ||
@@ -440,25 +510,32 @@ static int run_on_vcpu_thread(struct run_phase *p, struct error *e)
 /* The guest crashed or was stopped at a known place: say where, naming
  * it with the kernel's symbols. After the run, outside the sandbox, once
  * the console's last output is out: the line comes after it. */
-static void say_where(const struct launch *l, const char *kernel_path,
-                      const struct guest_where *w, int status, struct error *e)
+static bool crash_to_name(const struct guest_where *w, int status, const struct error *e)
 {
-    struct kernel_symbols syms;
-    bool named;
+    return w->known && w->status == status && e->msg[0];
+}
 
-    if (!w->known || w->status != status || !e->msg[0])
-        return;
-    named = symbol_source_load(&syms, l->kernel.bytes, l->kernel.size,
-                               kernel_path, l->image.entry);
-    crash_line_append(e, w, named ? &syms : NULL);
-    kernel_symbols_release(&syms);
+/* What the run left to say with the kernel's symbols: the crash line, and
+ * with --stats the patch table. */
+static void say_with_symbols(struct launch *l, const struct options *o,
+                             const struct guest_where *w, int status, struct error *e)
+{
+    const struct kernel_symbols *syms;
+
+    wait_for_symbols(l);
+    syms = l->syms_named ? &l->syms : NULL;
+    if (crash_to_name(w, status, e))
+        crash_line_append(e, w, syms);
+    if (o->stats)
+        stats_print_patches(stderr, l->hole.shared, syms);
 }
 
 static void release(struct launch *l)
 {
     if (l->has_gdb)
         gdb_release(&l->gdb);
-    kernel_symbols_release(&l->gdb_syms);
+    wait_for_symbols(l);
+    kernel_symbols_release(&l->syms);
     kvm_vm_destroy(&l->vm);
     if (l->doorbell_fd >= 0)
         close(l->doorbell_fd);
@@ -484,7 +561,7 @@ int launch_with(const struct options *o, const struct launch_io *io,
     struct options chosen;
     struct run_phase p;
     struct sigaction ignore = { .sa_handler = SIG_IGN }, old_pipe;
-    int status = STATUS_ERROR;
+    int status = STATUS_ERROR, stopped;
 
     memset(&l, 0, sizeof(l));
     l.doorbell_fd = l.device_doorbell_fd = -1;
@@ -503,6 +580,7 @@ int launch_with(const struct options *o, const struct launch_io *io,
     if (choose_kernel(&l, o, &chosen, e) || load_files(&l, &chosen, e) ||
         build_memory(&l, &chosen, e) || start_vm(&l, &chosen, e))
         goto out;
+    prepare_gdb(&l);
     /* A closed stdout must be a write error that ends the run with a
      * message (console.h), not a silent death by SIGPIPE. */
     sigaction(SIGPIPE, &ignore, NULL);
@@ -514,14 +592,15 @@ int launch_with(const struct options *o, const struct launch_io *io,
                  .stats.tsc_khz = kvm_tsc_khz(&l.vm) },
     };
     status = run_on_vcpu_thread(&p, e);
+    stopped = status;
     terminal_restore();
-    say_where(&l, chosen.kernel, &p.run.where, status, e);
     /* A guest that powered off may have said which status it wants. */
     if (status == STATUS_POWEROFF && !atomic_load(&p.console.quit) &&
         console_exit_status(&p.console) >= 0)
         status = console_exit_status(&p.console);
     if (o->stats)
         stats_print(stderr, l.hole.shared, &p.run.stats);
+    say_with_symbols(&l, &chosen, &p.run.where, stopped, e);
     if (o->stats_cpu)
         stats_print_cpu(stderr, l.hole.shared);
     if (o->stats && l.link && l.devices)

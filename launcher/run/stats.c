@@ -168,6 +168,46 @@ void stats_print(FILE *out, const struct perch_shared *shared,
     print_exits(out, run);
 }
 
+static const char *const patch_state_names[PERCH_PATCH_STATES] = {
+    [PERCH_PATCH_WAITING] = "text still writable",
+    [PERCH_PATCH_ACTIVE] = "patched",
+    [PERCH_PATCH_OFF] = "--no-insn-patching",
+    [PERCH_PATCH_NOT_TEXT] = "not kernel text",
+    [PERCH_PATCH_TOO_SHORT] = "too short (r11 live)",
+    [PERCH_PATCH_CROSSES_PAGE] = "crosses a page",
+    [PERCH_PATCH_UNDONE_WRITE] = "undone: text rewritten too often",
+    [PERCH_PATCH_UNDONE_TARGET] = "undone: not a page table",
+};
+
+void stats_print_patches(FILE *out, const struct perch_shared *sh,
+                         const struct kernel_symbols *syms)
+{
+    uint32_t n = sh->stats.nr_patch_sites;
+
+    fprintf(out, "  trapping page-table stores by instruction (trapped, through the patch; what became of it):\n");
+    for (uint32_t i = 0; i < n && i < PERCH_PATCH_SITES; i++) {
+        const struct perch_patch_site *s = &sh->stats.patch_sites[i];
+        const char *name = NULL, *state = s->state < PERCH_PATCH_STATES
+                                              ? patch_state_names[s->state] : "?";
+        uint64_t offset = 0;
+        char where[96];
+
+        if (syms && kernel_symbols_lookup(syms, s->rip, &name, &offset))
+            snprintf(where, sizeof(where), "%s+%#" PRIx64, name, offset);
+        else
+            snprintf(where, sizeof(where), "%#" PRIx64, s->rip);
+        fprintf(out, "    %-40s %2u bytes %10" PRIu64 " %10" PRIu64 "  %s", where, s->len,
+                s->traps, s->calls, state);
+        if (s->rewrites)
+            fprintf(out, "; restored %ux for a text write", s->rewrites);
+        fputc('\n', out);
+    }
+    if (sh->stats.patch_sites_unlisted)
+        fprintf(out, "    %-40s %19" PRIu64 "\n", "(sites past the table)",
+                sh->stats.patch_sites_unlisted);
+    fprintf(out, "    %-28s %12" PRIu64 "\n", "stores through patches", sh->stats.patched_stores);
+}
+
 void stats_print_card(FILE *out, const struct netif_counts *c)
 {
     fprintf(out, "  network card (vif0), frames:\n");
@@ -200,6 +240,7 @@ void stats_snapshot(const struct perch_shared *shared,
         out->visit[v] = sh->stats.visits[v];
         out->visits += out->visit[v];
     }
+    out->trapped = sh->stats.ptwr_emulations;
     out->exits = 0;
     for (unsigned k = 0; k < EXIT_KIND_COUNT; k++)
         out->exits += __atomic_load_n(&run->exits[k], __ATOMIC_RELAXED);

@@ -6,6 +6,7 @@
 
 #include "../../abi/layout.h"
 #include "../net/netif.h"
+#include "../symbols/kernel_symbols.h"
 #include "vcpu_loop.h"
 
 /* Totals at one moment, for `perch bench`'s brackets. Taken from guest
@@ -15,6 +16,7 @@ struct perch_counters {
     uint64_t visits;                        /* Switcher visits, all reasons */
     uint64_t visit[PERCH_VISIT_COUNT];      /* by reason */
     uint64_t exits;                         /* exits to the Launcher */
+    uint64_t trapped;                       /* page-table writes that trapped */
 };
 
 void stats_snapshot(const struct perch_shared *shared,
@@ -29,6 +31,11 @@ void stats_print(FILE *out, const struct perch_shared *shared,
 /* --stats-cpu: the MSRs and CPUID leaves the guest kernel asked for, and
  * perch's last answers. */
 void stats_print_cpu(FILE *out, const struct perch_shared *shared);
+
+/* The trapping page-table stores' sites and their patches, named with the
+ * kernel's symbols when there are any (syms may be NULL). */
+void stats_print_patches(FILE *out, const struct perch_shared *shared,
+                         const struct kernel_symbols *syms);
 
 /* The network card's frames, after stats_print() when there is a card. */
 void stats_print_card(FILE *out, const struct netif_counts *c);

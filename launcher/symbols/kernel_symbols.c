@@ -50,11 +50,20 @@ static int reserve(struct kernel_symbols *s, size_t bytes)
     return 0;
 }
 
+static bool named(const char *name, size_t len, const char *want)
+{
+    return len == strlen(want) && !memcmp(name, want, len);
+}
+
 int kernel_symbols_add(struct kernel_symbols *s, uint64_t addr, char type,
                        const char *name, size_t len)
 {
     struct kernel_symbol *k;
 
+    if (named(name, len, "__start___jump_table"))
+        s->jump_table_start = addr;
+    if (named(name, len, "__stop___jump_table"))
+        s->jump_table_end = addr;
     if (!is_text_type(type) || len == 0 || len > KERNEL_SYMBOL_NAME_MAX ||
         memchr(name, '\0', len))
         return 0;

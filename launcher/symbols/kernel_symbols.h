@@ -31,13 +31,17 @@ struct kernel_symbols {
     /* The text ranges, [start, end); found by kernel_symbols_sort(). */
     uint64_t text_start, text_end, init_start, init_end;
     bool sorted;
+    /* The one table of data symbols kept, by name: the bounds of Linux's
+     * jump-label table (__start___jump_table, __stop___jump_table); 0 if
+     * absent. */
+    uint64_t jump_table_start, jump_table_end;
 };
 
 void kernel_symbols_init(struct kernel_symbols *s);
 void kernel_symbols_release(struct kernel_symbols *s);
 
 /* Keep symbol `name` (len bytes, not NUL-ended) of System.map type `type`
- * if it is text (t, T, w, W). Returns 0, or -1 when out of memory. */
+ * if it is text (t, T, w, W), or note it if it bounds the jump-label table. Returns 0, or -1 when out of memory. */
 int kernel_symbols_add(struct kernel_symbols *s, uint64_t addr, char type,
                        const char *name, size_t len);
 

@@ -36,17 +36,17 @@ row() {
     fi
 }
 for name in $micro; do
-    row "$name" "^[a-z0-9_]+ +$ns +$ns +${num}x +$num +$num +$num\$" bench
+    row "$name" "^[a-z0-9_]+ +$ns +$ns +${num}x +$num +$num +$num +$num\$" bench
 done
-row sharith "^sharith +$ms +$ms +${num}x +$num +$num +$num\$" bench
-row boot "^boot +- +$ms +- +- +- +-\$" bench
+row sharith "^sharith +$ms +$ms +${num}x +$num +$num +$num +$num\$" bench
+row boot "^boot +- +$ms +- +- +- +- +-\$" bench
 mbs="[0-9]+\.[0-9] \([0-9]+\.[0-9] - [0-9]+\.[0-9]\)"
-row diskseqwrite "^diskseqwrite +$mbs +$mbs +${num}x +$num +$num +$num\$" bench
-row diskseqread "^diskseqread +$mbs +$mbs +${num}x +$num +$num +$num\$" bench
-row diskrand "^diskrand +$ns +$ns +${num}x +$num +$num +$num\$" bench
-row nettx "^nettx +$mbs +$mbs +${num}x +$num +$num +$num\$" bench
-row netrx "^netrx +$mbs +$mbs +${num}x +$num +$num +$num\$" bench
-row netrr "^netrr +$ns +$ns +${num}x +$num +$num +$num\$" bench
+row diskseqwrite "^diskseqwrite +$mbs +$mbs +${num}x +$num +$num +$num +$num\$" bench
+row diskseqread "^diskseqread +$mbs +$mbs +${num}x +$num +$num +$num +$num\$" bench
+row diskrand "^diskrand +$ns +$ns +${num}x +$num +$num +$num +$num\$" bench
+row nettx "^nettx +$mbs +$mbs +${num}x +$num +$num +$num +$num\$" bench
+row netrx "^netrx +$mbs +$mbs +${num}x +$num +$num +$num +$num\$" bench
+row netrr "^netrr +$ns +$ns +${num}x +$num +$num +$num +$num\$" bench
 if grep -Eq "^net: native = TCP over loopback.* port [0-9]+ forwarded to the guest's 5201" \
         "$TMP/bench.out"; then
     pass bench/net_note
@@ -118,12 +118,12 @@ if command -v qemu-system-x86_64 >/dev/null; then
         >"$TMP/qemu.out" 2>"$TMP/qemu.err" </dev/null
     status=$?
     expect_status qemu 0
-    row syscall "^syscall +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num\$" qemu
-    row boot "^boot +- +$ms +$ms +- +${num}x +- +- +-\$" qemu
-    row diskseqread "^diskseqread +$mbs +$mbs +$mbs +${num}x +${num}x +$num +$num +$num\$" qemu
-    row diskrand "^diskrand +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num\$" qemu
-    row netrx "^netrx +$mbs +$mbs +$mbs +${num}x +${num}x +$num +$num +$num\$" qemu
-    row netrr "^netrr +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num\$" qemu
+    row syscall "^syscall +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num +$num\$" qemu
+    row boot "^boot +- +$ms +$ms +- +${num}x +- +- +- +-\$" qemu
+    row diskseqread "^diskseqread +$mbs +$mbs +$mbs +${num}x +${num}x +$num +$num +$num +$num\$" qemu
+    row diskrand "^diskrand +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num +$num\$" qemu
+    row netrx "^netrx +$mbs +$mbs +$mbs +${num}x +${num}x +$num +$num +$num +$num\$" qemu
+    row netrr "^netrr +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num +$num\$" qemu
     if grep -Eq '^benchmark +native +guest +TCG +guest/nat +guest/TCG ' "$TMP/qemu.out" &&
        python3 -c '
 import json, sys

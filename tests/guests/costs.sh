@@ -1,7 +1,8 @@
-# The costs guest times a null hypercall, a Switcher round trip and a
-# Launcher round trip; here we check what must hold exactly: a null
-# hypercall stays out of ring 0, each Switcher round trip is one ring-0
-# visit, each Launcher round trip one exit (counted by --stats).
+# The costs guest times a null hypercall, a Switcher round trip, a
+# Launcher round trip and the Switcher's probe roads; here we check what
+# must hold exactly: a null hypercall stays out of ring 0, each Switcher
+# round trip or probe is one ring-0 visit, each Launcher round trip one
+# exit (counted by --stats).
 . tests/lib.sh
 
 perch_run costs run --stats "$GUESTS/costs.elf"
@@ -14,10 +15,17 @@ stat() { sed -n "s/^ *$1 *\([0-9]*\)$/\1/p" "$TMP/costs.err"; }
 check_equal() {
     if [ -n "$2" ] && [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi
 }
-check_equal costs/one_visit_per_switcher_roundtrip "$(stat 'service: resume')" "$(ops switcher_roundtrip)"
+probes=0
+for p in iretq sysretq swapgs cr3 iretq_end; do
+    n=$(ops "probe_$p")
+    if [ -n "$n" ]; then pass "costs/probe_$p"; else fail "costs/probe_$p" "no line"; fi
+    probes=$((probes + ${n:-0}))
+done
+resumes=$(( $(ops switcher_roundtrip) + probes ))
+check_equal costs/one_visit_per_switcher_roundtrip "$(stat 'service: resume')" "$resumes"
 check_equal costs/one_exit_per_launcher_roundtrip "$(stat 'perch_op launcher round trip')" "$(ops launcher_roundtrip)"
 check_equal costs/null_hypercalls_counted "$(stat xen_version)" "$(ops null_hypercall)"
 # Visits: the round trips plus one exit per Launcher round trip and the
 # shutdown; nothing else may have entered ring 0.
-want=$(( $(ops switcher_roundtrip) + $(ops launcher_roundtrip) + 1 ))
+want=$(( resumes + $(ops launcher_roundtrip) + 1 ))
 check_equal costs/no_other_visits "$(sed -n '/Switcher visits/,/total/s/^ *total *\([0-9]*\)$/\1/p' "$TMP/costs.err")" "$want"

@@ -46,8 +46,17 @@ for mode in default strict; do
     # The page-table counters of --stats ("page-table updates:"): entries
     # written by hypercalls, and trapped writes emulated.
     written=$(sed -n 's/^mmu: page-table entries written by hypercalls \([0-9]*\)$/\1/p' "$TMP/$name.out")
+    # Stores of a read-only page of text come through perch's patch after
+    # the first: counted apart, and listed as one patched site.
+    patched=$(sed -n 's/^mmu: stores through patches \([0-9]*\)$/\1/p' "$TMP/$name.out")
+    if grep -Eq " +6 bytes +2 +$patched  patched; restored 1x for a text write\$" "$TMP/$name.err"; then
+        pass "$name/patched_site"
+    else
+        fail "$name/patched_site" "$(grep -A10 'trapping page-table' "$TMP/$name.err")"
+    fi
     for c in "pt_updates:by hypercall (entries):$written" \
-             "trapped_pte_writes:trapped writes emulated:$emulated"; do
+             "trapped_pte_writes:trapped writes emulated:$emulated" \
+             "patched_stores:stores through patches:$patched"; do
         check=$name/stats_${c%%:*} want=${c##*:} label=${c#*:}
         label=${label%:*}
         if grep -q "^ *$label  *[0-9]*$" "$TMP/$name.err"; then

@@ -1,0 +1,42 @@
+# The kernel's trapping page-table stores are patched into Host calls
+# (host/insn_patch.c), and Linux runs on correctly while it rewrites its
+# own text: function tracing on and off (ftrace pokes every function), a
+# static key flipped (sched_schedstats), a module unloaded and loaded
+# again; then fork, exec and copy-on-write once more. The same with
+# --no-insn-patching, which must leave every store trapping.
+. tests/lib.sh
+
+script='work() { i=0; while [ $i -lt 40 ]; do /bin/true; i=$((i+1)); done; echo "$1 ok"; }
+work before
+mount -t tracefs nodev /sys/kernel/tracing
+echo function > /sys/kernel/tracing/current_tracer && work ftrace
+echo nop > /sys/kernel/tracing/current_tracer && work after-ftrace
+echo 1 > /proc/sys/kernel/sched_schedstats && work static-key
+rmmod xen_netfront && insmod /lib/modules/xen-netfront.ko && work module'
+
+for opts in "" --no-insn-patching; do
+    name=patch${opts:+_off}
+    guest_run "$name" 240 --stats $opts -- /bin/sh -c "$script"
+    expect_status "$name" 0
+    for step in before ftrace after-ftrace static-key module; do
+        expect_line "$name" out "^$step ok"
+    done
+    through=$(sed -n 's/^ *stores through patches *\([0-9]*\)$/\1/p' "$TMP/$name.err")
+    if [ -z "$opts" ]; then
+        # ftrace rewrote the text: the patches there gave their bytes
+        # back, and were made again once the text was read-only.
+        expect_line "$name" err ' [0-9]+ +[0-9]+  patched; restored [0-9]+x for a text write$'
+        if [ "${through:-0}" -gt 100 ]; then
+            pass "$name/stores_through_patches"
+        else
+            fail "$name/stores_through_patches" "only '${through}'"
+        fi
+    else
+        if [ "$through" = 0 ] && ! grep -q ' patched$' "$TMP/$name.err" &&
+           grep -q ' --no-insn-patching$' "$TMP/$name.err"; then
+            pass "$name/nothing_patched"
+        else
+            fail "$name/nothing_patched" "$(grep -A8 'trapping page-table' "$TMP/$name.err")"
+        fi
+    fi
+done
