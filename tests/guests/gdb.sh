@@ -48,7 +48,9 @@ start_perch() {
     PERCH_PID=$!
     PIDS="$PIDS $PERCH_PID"
     for i in $(seq 50); do
-        ss -ltn 2>/dev/null | grep -q "127.0.0.1:$PORT " && return 0
+        # Listening (state 0A) on 127.0.0.1 (0100007F), from the kernel's
+        # table: a connection would attach, and stop the guest.
+        grep -q " 0100007F:$(printf '%04X' "$PORT") 00000000:0000 0A " /proc/net/tcp && return 0
         kill -0 "$PERCH_PID" 2>/dev/null || return 1
         sleep 0.1
     done
