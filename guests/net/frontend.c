@@ -6,6 +6,7 @@
 #include "frontend.h"
 
 #include "../../abi/xen/io/xenbus.h"
+#include "../../lib/hex.h"
 #include "xenbus.h"
 
 struct net_vif vif;
@@ -25,17 +26,6 @@ static struct rt_ring tx, rx;
 static bool tx_pending[NET_TX_SLOTS];
 
 /* ---- xenstore ------------------------------------------------------------ */
-
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 /* "xx:xx:xx:xx:xx:xx", as netfront's xen_net_read_mac takes it. */
 static bool parse_mac(const char *s, uint8_t mac[6])

@@ -1,6 +1,6 @@
 /* The GDB remote protocol's packets against a stopped guest (gdb_commands.h). */
 #include "gdb_commands.h"
-#include "../base/hex.h"
+#include "../../lib/hex.h"
 #include "gdb_monitor.h"
 
 #include <stdarg.h>

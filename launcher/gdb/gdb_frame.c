@@ -1,7 +1,7 @@
 /* The GDB remote protocol's framing, a byte at a time (gdb_frame.h). */
 #include "gdb_frame.h"
 
-#include "../base/hex.h"
+#include "../../lib/hex.h"
 
 void gdb_frame_reset(struct gdb_framer *f)
 {

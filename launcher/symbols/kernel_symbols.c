@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/hex.h"
+#include "../../lib/hex.h"
 
 void kernel_symbols_init(struct kernel_symbols *s)
 {

@@ -1,5 +1,6 @@
 /* Hex digits, as the formats perch reads write them (System.map, gdb's
- * packets). */
+ * packets, xenstore's MAC addresses): header-only, for the Launcher and
+ * the freestanding test guests alike. */
 #ifndef PERCH_HEX_H
 #define PERCH_HEX_H
 
