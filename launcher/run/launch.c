@@ -38,6 +38,7 @@
 #include "stats.h"
 #include "../base/status.h"
 #include "../symbols/symbol_source.h"
+#include "../boot/linux_cmdline.h"
 #include "../base/terminal.h"
 
 struct launch {
@@ -195,8 +196,9 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
     uint64_t nr_pages = o->mem_mib << (20 - PAGE_SHIFT);
     struct vm_images images;
     struct domain_config cfg = {
-        /* Linux's console is hvc0 (the ring); the user's cmdline wins. */
-        .cmdline = o->cmdline || !is_linux(l) ? o->cmdline : "console=hvc0",
+        /* Linux's console is hvc0 (the ring), and linux_cmdline.h says
+         * why noreplace-smp; the user's cmdline wins. */
+        .cmdline = o->cmdline || !is_linux(l) ? o->cmdline : LINUX_CMDLINE,
         .initrd = l->initrd.bytes,
         .initrd_bytes = l->initrd.size,
         .console_evtchn = PERCH_CONSOLE_PORT,

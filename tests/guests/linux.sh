@@ -73,6 +73,22 @@ for opts in "" --no-guest-isolation --no-cpl3-events "--no-guest-isolation --no-
     expect_line "work$m" out "^$(seq 1 3000 | tr -d 0 | wc -c)[[:space:]]*$"
 done
 
+# The default command line keeps Linux's lock prefixes (noreplace-smp,
+# launcher/boot/linux_cmdline.h): a one-CPU boot then rewrites none of
+# them, each a text poke of two CR3 loads; with the old default it pokes
+# thousands.
+linux_run cmdline --stats -- /bin/cat /proc/cmdline
+expect_guest_status cmdline 0
+expect_line cmdline out '^console=hvc0 noreplace-smp[[:space:]]*$'
+linux_run cmdline_old --stats --cmdline console=hvc0 -- /bin/true
+cr3_default=$(sed -n 's/^ *service: cr3 load *\([0-9]*\)$/\1/p' "$TMP/cmdline.err")
+cr3_old=$(sed -n 's/^ *service: cr3 load *\([0-9]*\)$/\1/p' "$TMP/cmdline_old.err")
+if [ -n "$cr3_default" ] && [ -n "$cr3_old" ] && [ $((cr3_default * 4)) -lt "$cr3_old" ]; then
+    pass linux/no_lock_prefix_pokes
+else
+    fail linux/no_lock_prefix_pokes "CR3 loads: $cr3_default by default, $cr3_old with console=hvc0 alone"
+fi
+
 # Without isolation a guest-user system call reaches the guest kernel with
 # no ring-0 visit: --stats counts them at CPL3.
 linux_run stats_noiso --stats --no-guest-isolation -- /bin/true
