@@ -16,7 +16,6 @@
 #include <sys/wait.h>
 
 #include "../boot/default_guest.h"
-#include "../boot/linux_cmdline.h"
 #include "../base/file.h"
 #include "../run/launch.h"
 
@@ -86,7 +85,7 @@ int bench_qemu_run(struct bench_set *set, const struct bench_dir *d,
     char *argv[32] = {
         BENCH_QEMU, "-accel", "tcg", "-m", mem, "-smp", "1", "-nodefaults",
         "-display", "none", "-no-reboot", "-serial", "stdio",
-        "-kernel", g.kernel, "-initrd", initrd, "-append", LINUX_CMDLINE_QEMU,
+        "-kernel", g.kernel, "-initrd", initrd, "-append", "console=ttyS0",
     };
     struct bench_capture c;
     struct bench_serial s;
