@@ -251,26 +251,19 @@ static int execute(struct cpu_regs *regs, const struct pte_store *in, uint64_t p
     return 0;
 }
 
-/* The store in bytes[0 .. n) at regs->rip, if it is one of the forms above and
- * lands on a read-only L1 table (at fault_va, when that is known). */
-static int emulate(struct cpu_regs *regs, const uint8_t *bytes, unsigned n,
-                   const uint64_t *fault_va)
+/* The store in bytes[0 .. n) at regs->rip, if it is one of the forms above
+ * with a naturally aligned 64-bit access. */
+static bool decode_store(const uint8_t *bytes, unsigned n, struct cpu_regs *regs,
+                         struct pte_store *in)
 {
-    struct pte_store in;
-    uint64_t pte;
-
-    if (!decode(bytes, n, regs, &in) || (fault_va && in.addr != *fault_va) ||
-        (in.size == 8 && (in.addr & 7)))
-        return -1;
-    pte = target_entry(in.addr);
-    if (pte == MM_NO_ENTRY)
-        return -1;
-    return execute(regs, &in, pte);
+    return decode(bytes, n, regs, in) && !(in->size == 8 && (in->addr & 7));
 }
 
 int ptwr_emulate(struct cpu_regs *regs, uint64_t fault_va, uint64_t error_code)
 {
     uint8_t bytes[INSN_MAX_BYTES];
+    struct pte_store in;
+    uint64_t pte;
     unsigned n;
 
     /* A write to a present page by the guest kernel (never guest user:
@@ -280,8 +273,13 @@ int ptwr_emulate(struct cpu_regs *regs, uint64_t fault_va, uint64_t error_code)
         (error_code & (PF_PRESENT | PF_WRITE | PF_RESERVED | PF_FETCH)) !=
             (PF_PRESENT | PF_WRITE))
         return -1;
+    /* The cheap refusal first: most such faults are on no page table. */
+    pte = target_entry(fault_va);
+    if (pte == MM_NO_ENTRY)
+        return -1;
     n = (unsigned)insn_fetch(regs->rip, bytes);
-    if (!n || emulate(regs, bytes, n, &fault_va))
+    if (!n || !decode_store(bytes, n, regs, &in) || in.addr != fault_va ||
+        execute(regs, &in, pte))
         return -1;
     perch_shared.stats.ptwr_emulations++;
     return 0;
@@ -289,7 +287,14 @@ int ptwr_emulate(struct cpu_regs *regs, uint64_t fault_va, uint64_t error_code)
 
 int ptwr_emulate_original(struct cpu_regs *regs, const uint8_t *bytes, unsigned n)
 {
-    if (!(vm_assist_enabled & (1ull << VMASST_TYPE_writable_pagetables)))
+    struct pte_store in;
+    uint64_t pte;
+
+    if (!(vm_assist_enabled & (1ull << VMASST_TYPE_writable_pagetables)) ||
+        !decode_store(bytes, n, regs, &in))
         return -1;
-    return emulate(regs, bytes, n, NULL);
+    pte = target_entry(in.addr);
+    if (pte == MM_NO_ENTRY)
+        return -1;
+    return execute(regs, &in, pte);
 }
