@@ -432,16 +432,20 @@ static int stop_devices(struct launch *l, int status, struct error *e)
     return status;
 }
 
-/* The run is over for gdb too: a gdb that waits hears the status perch
- * will exit with (the command's, for -- CMD). */
+/* The status perch exits with: a guest that powered off may have said
+ * which one it wants (the command's, for -- CMD). */
+static int exit_status(struct console *c, int status)
+{
+    if (status == STATUS_POWEROFF && !atomic_load(&c->quit) && console_exit_status(c) >= 0)
+        return console_exit_status(c);
+    return status;
+}
+
+/* The run is over for gdb too: a gdb that waits hears that status. */
 static void stop_gdb(struct run_phase *p, int status)
 {
-    if (!p->l->has_gdb)
-        return;
-    if (status == STATUS_POWEROFF && !atomic_load(&p->console.quit) &&
-        console_exit_status(&p->console) >= 0)
-        status = console_exit_status(&p->console);
-    gdb_end(&p->l->gdb, status);
+    if (p->l->has_gdb)
+        gdb_end(&p->l->gdb, exit_status(&p->console, status));
 }
 
 static int run_guest(struct run_phase *p)
@@ -596,10 +600,7 @@ int launch_with(const struct options *o, const struct launch_io *io,
     status = run_on_vcpu_thread(&p, e);
     stopped = status;
     terminal_restore();
-    /* A guest that powered off may have said which status it wants. */
-    if (status == STATUS_POWEROFF && !atomic_load(&p.console.quit) &&
-        console_exit_status(&p.console) >= 0)
-        status = console_exit_status(&p.console);
+    status = exit_status(&p.console, status);
     if (o->stats)
         stats_print(stderr, l.hole.shared, &p.run.stats);
     say_with_symbols(&l, &chosen, &p.run.where, stopped, e);
