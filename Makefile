@@ -32,7 +32,7 @@ VM_LDFLAGS := -nostdlib -static -Wl,--build-id=none -Wl,-z,max-page-size=4096 \
 # host/*.c is the Host's logic (also built into the unit tests); host/vm/
 # holds what exists only inside the VM (entry code, header, environment).
 # lib/ is freestanding code the Host and the test guests share.
-HOST_CFLAGS := $(VM_CFLAGS) -fpie -fvisibility=hidden
+HOST_CFLAGS := $(VM_CFLAGS) -fpie -fvisibility=hidden -DPERCH_HOST_VM
 HOST_C      := $(wildcard host/*.c)
 HOST_VM_SRC := $(wildcard host/vm/*.c host/vm/*.S lib/*.c)
 HOST_OBJ    := $(HOST_C:%.c=$(BUILD)/vm/%.o) \

@@ -15,6 +15,11 @@
  *              (kernel views only), 2 MiB pages: how the Host stores to
  *              page tables and guest frames
  *
+ * Each vCPU has its own copy of everything per-CPU (the GDT, TSS, IST
+ * stacks, handoff frames, IDTs, the Host's stacks and state): vCPU i's copy
+ * of a page given below for vCPU 0 at va sits at PERCH_CPU_VA(va, i), in
+ * the Switcher's pages, the views and the Host's area alike.
+ *
  * Guest-physical ("machine") memory: frames [0, PERCH_PRIVATE_FRAMES) are
  * perch's (page tables of the hole, Switcher, Host, shared_info, M2P); the
  * guest's pseudo-physical frame N is machine frame guest_mfn_base + N.
@@ -38,7 +43,19 @@
 #define XEN_HOLE_START          U64(0xffff800000000000)
 #define XEN_HOLE_END            U64(0xffff880000000000)
 
-/* +0 GiB: shared Switcher pages. */
+/*
+ * Per-vCPU blocks, PERCH_CPU_STRIDE apart. The Switcher's code is mapped
+ * once in each vCPU's block (the same frames) and reaches its data
+ * RIP-relative, so one copy serves every vCPU without a register or a
+ * global saying which it is; the Host finds its block from its stack
+ * pointer (host/vm/cpu.h), and its entry code reaches the IST pages of the
+ * same vCPU at a fixed distance from its stack.
+ */
+#define PERCH_MAX_VCPUS    64
+#define PERCH_CPU_STRIDE   U64(0x40000)
+#define PERCH_CPU_VA(va, cpu) ((va) + (cpu) * PERCH_CPU_STRIDE)
+
+/* +0 GiB: the Switcher's pages of vCPU 0 (each vCPU has a block). */
 #define SW_GDT_VA          (PERCH_REGION_VA + 0x000000)  /* 16 pages, 64 KiB */
 #define SW_GDT_PAGES       16
 #define SW_TSS_VA          (PERCH_REGION_VA + 0x010000)
@@ -46,11 +63,14 @@
 #define SW_HANDOFF_PAGES   5                             /* kernel view, then user view */
 #define SW_DF_STACK_VA     (PERCH_REGION_VA + 0x016000)  /* one page, IST3 */
 #define SW_HALT_IDT_VA     (PERCH_REGION_VA + 0x017000)  /* IDT while halted */
+#define SW_DATA_VA         (PERCH_REGION_VA + 0x018000)  /* the vCPU's IDTR images */
+#define SW_KERNEL_IDTR     (SW_DATA_VA + 0x00)   /* limit, base of its kernel IDT */
+#define SW_HALT_IDTR       (SW_DATA_VA + 0x10)   /* limit, base of its halt IDT */
 #define SW_CODE_VA         (PERCH_REGION_VA + 0x020000)  /* Switcher text */
 #define SW_CODE_MAX        0x10000
 
 /* +1 GiB: pages that differ between views (absent, or ring-0 only, in
- * the user view). */
+ * the user view), vCPU 0's; the gate page exists once, in vCPU 0's block. */
 #define SW_VIEW_VA         (PERCH_REGION_VA + 0x40000000)
 #define SW_IDT_VA          (SW_VIEW_VA + 0x0000)   /* each view its own IDT */
 #define SW_EXC_STACK_VA    (SW_VIEW_VA + 0x1000)   /* IST4 and RSP0: exceptions */
@@ -94,7 +114,9 @@
 #define SW_GATE_EXIT        (SW_GATE_VA + 0x20)
 #define SW_GATE_HALT        (SW_GATE_VA + 0x30)   /* `call`: sti; hlt until an interrupt */
 #define SW_GATE_READ_CR2    (SW_GATE_VA + 0x40)   /* `call`: rax = CR2 */
-#define SW_HALT_WAKE_RIP    (SW_GATE_VA + 0x60)   /* where that interrupt finds ring 0 */
+/* Where HALT's interrupt finds ring 0: in the Switcher's code, so vCPU i
+ * finds it at PERCH_CPU_VA(SW_HALT_WAKE_RIP, i). */
+#define SW_HALT_WAKE_RIP    (SW_CODE_VA + 0x10)
 /*
  * Probe gates, for the costs guest only (perch_op probe): each is a
  * RESUME with one ring-0 road changed, tested after every real gate so
@@ -170,6 +192,19 @@
 /* The Host's table of what each machine frame is (page types, pins). */
 #define HOST_FRAME_TABLE_VA (HOST_IMAGE_VA + U64(0x10000000))
 #define HOST_FRAME_TABLE_MAX U64(0x2000000)
+
+/*
+ * The Host's per-vCPU area: vCPU i's block at PERCH_CPU_VA(HOST_CPU_VA, i),
+ * mapped by the Launcher for the vCPUs there are: its state (struct
+ * host_cpu, host/vm/cpu.h), then its exception and interrupt stacks, one
+ * range. The handoff frames land on these stacks.
+ */
+#define HOST_CPU_VA          (HOST_IMAGE_VA + U64(0x20000000))
+#define HOST_CPU_STATE_BYTES 0x8000
+#define HOST_CPU_STACK_VA    (HOST_CPU_VA + HOST_CPU_STATE_BYTES)
+#define HOST_CPU_EXC_TOP     (HOST_CPU_VA + 0x10000)   /* 32 KiB: traps, hypercalls */
+#define HOST_CPU_IRQ_TOP     (HOST_CPU_VA + 0x14000)   /* 16 KiB: interrupts */
+#define HOST_CPU_BYTES       0x14000
 
 /* +3 GiB: machine-to-phys table, 8 bytes per machine frame. */
 #define PERCH_M2P_VA       (PERCH_REGION_VA + U64(0xc0000000))
@@ -255,14 +290,13 @@ struct host_image_header {
     uint64_t magic;
     uint64_t image_bytes;      /* file bytes to copy, from offset 0 */
     uint64_t memory_bytes;     /* bytes to map, bss included */
-    uint64_t syscall_entry;    /* VA: MSR_LSTAR */
+    uint64_t syscall_entry;    /* VA: vCPU 0's MSR_LSTAR, */
+    uint64_t syscall_entry_stride;  /* vCPU i's i strides on, same page */
     uint64_t vector_entries;   /* VA of 256 entry stubs, 16 bytes apart */
     uint64_t vector_entry_stride;
     uint64_t user_vector_entries;  /* the same, for events from guest user */
     uint64_t shared_page;      /* VA of struct perch_shared */
     uint64_t boot_entry;       /* VA: where the vCPU starts */
-    uint64_t exception_stack_top;  /* VA: Host stack for traps and hypercalls */
-    uint64_t irq_stack_top;        /* VA: Host stack for interrupts */
     uint64_t cpl3_vector_entries;  /* VA of 256 entries for DPL3 gates */
     uint64_t cpl3_vector_entry_stride;
 };
@@ -432,7 +466,9 @@ struct perch_shared {
         uint64_t frame_table_va;     /* the Host's per-frame table (mm) */
         uint64_t strict;             /* --strict: Xen's page-type rules */
         uint64_t optimizations_off;  /* PERCH_OPT_* switched off, for --vs */
-        uint64_t gdt_l1_maddr;       /* the L1 mapping the GDT's 16 pages */
+        uint64_t nr_vcpus;           /* 1 to PERCH_MAX_VCPUS */
+        uint64_t gdt_l1_maddr[PERCH_MAX_VCPUS];  /* each vCPU's L1 entries
+                                      * mapping its GDT's 16 pages */
         uint64_t gdt_zero_maddr;     /* the frame behind unused GDT pages */
         uint64_t tsc_khz;
         uint64_t wallclock_ns;       /* Unix time at guest TSC 0 */

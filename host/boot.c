@@ -15,11 +15,18 @@
 #include "time.h"
 #include "guest_mode.h"
 #include "guest_resume.h"
+#include "vcpu.h"
 
 _Noreturn void host_boot(struct cpu_regs *regs)
 {
     const typeof(perch_shared.boot) *b = &perch_shared.boot;
 
+    current->id = env_cpu_id();
+    env_cpu_init();
+    if (b->nr_vcpus < 1 || b->nr_vcpus > PERCH_MAX_VCPUS)
+        host_fatal("the Launcher built %lu vCPUs (1 to %u)", b->nr_vcpus,
+                   PERCH_MAX_VCPUS);
+    host_nr_vcpus = (unsigned)b->nr_vcpus;
     guest_mode_start(b->kernel_cr3, b->no_guest_isolation);
     emulate_reset();
     evtchn_shared_info_mfn = b->shared_info_mfn;

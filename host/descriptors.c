@@ -79,7 +79,7 @@ long do_set_gdt(uint64_t frame_list, uint64_t entries, uint64_t a3, uint64_t a4,
     uint64_t frames[FIRST_RESERVED_GDT_PAGE];
     unsigned nr = (entries + DESCS_PER_FRAME - 1) / DESCS_PER_FRAME;
     volatile uint64_t *gdt_l1 = (volatile uint64_t *)(env_alias_base() +
-                                                      perch_shared.boot.gdt_l1_maddr);
+                                                      perch_shared.boot.gdt_l1_maddr[current->id]);
 
     (void)a3, (void)a4, (void)a5;
     if (entries > FIRST_RESERVED_GDT_ENTRY)

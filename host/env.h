@@ -40,9 +40,15 @@ _Noreturn void resume_native(struct cpu_regs *regs);
 /* Reload cr3 (a TLB flush) through the CR3_RESUME gate and come back. */
 void env_flush_tlb(uint64_t cr3);
 
-/* The Host's syscall entry (MSR_LSTAR): in a user view the same address
- * holds an int3, which is how a guest-user `syscall` reaches the Host. */
+/* This vCPU's syscall entry into the Host (its MSR_LSTAR): in a user view
+ * the same address holds an int3, which is how a guest-user `syscall`
+ * reaches the Host. */
 uint64_t env_syscall_entry(void);
+
+/* Which vCPU the Host runs on (from where it runs), and the per-vCPU
+ * words the entry code needs, set once at the vCPU's start. */
+unsigned env_cpu_id(void);
+void env_cpu_init(void);
 
 /* The user-view stubs' slots (abi/layout.h): the guest's rax they saved
  * and the kernel CR3 they load. */

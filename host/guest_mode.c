@@ -3,10 +3,7 @@
 
 #include "env.h"
 
-/* One vCPU for now: the Host serves vcpu0, and every per-vCPU field is
- * reached through `current`, so more vCPUs need only a pointer per CPU. */
-static struct vcpu vcpu0 = { .in_kernel = true };
-struct vcpu *const current = &vcpu0;
+unsigned host_nr_vcpus = 1;
 uint32_t optimizations_off;
 
 void guest_mode_start(uint64_t kernel_cr3, bool isolation_off)

@@ -1,7 +1,7 @@
 /* The Host image, linked where the Launcher maps it (HOST_IMAGE_VA). The
  * header comes first and the syscall entry right after it, in the page that
- * MSR_LSTAR points into. The Switcher's fixed addresses are defined here so
- * entry.S can reach them RIP-relative. */
+ * MSR_LSTAR points into. The Switcher's fixed addresses and vCPU 0's
+ * area are defined here so entry.S can reach them RIP-relative. */
 #include "../abi/layout.h"
 
 ENTRY(host_syscall_entry)
@@ -19,10 +19,8 @@ SECTIONS
     /DISCARD/ : { *(.comment) *(.note*) *(.eh_frame*) *(.interp) *(.dynamic) *(.dynsym) *(.dynstr) *(.hash) *(.gnu.hash) }
 }
 
-switcher_exc_frame = SW_STACK_TOP(SW_EXC_STACK_VA);
-switcher_irq_frame = SW_STACK_TOP(SW_IRQ_STACK_VA);
-switcher_bp_frame = SW_STACK_TOP(SW_BP_STACK_VA);
-switcher_user_bp_frame = SW_STACK_TOP(SW_USER_BP_STACK_VA);
+host_cpu0 = HOST_CPU_VA;
+host_cpu0_exc_top = HOST_CPU_EXC_TOP;
 switcher_gate_resume = SW_GATE_RESUME;
 switcher_gate_cr3_resume = SW_GATE_CR3_RESUME;
 switcher_gate_exit = SW_GATE_EXIT;
@@ -33,5 +31,4 @@ switcher_gate_probe_sysretq = SW_GATE_PROBE_SYSRETQ;
 switcher_gate_probe_swapgs = SW_GATE_PROBE_SWAPGS;
 switcher_gate_probe_cr3 = SW_GATE_PROBE_CR3;
 switcher_gate_probe_iretq_end = SW_GATE_PROBE_IRETQ_END;
-switcher_resume_frame = SW_RESUME_FRAME;
 ASSERT(host_memory_end - HOST_IMAGE_VA <= HOST_IMAGE_MAX, "Host image too large")

@@ -107,7 +107,7 @@ static void take_interrupt(uint64_t v)
 static _Noreturn void wake_from_halt(struct cpu_regs *regs)
 {
     const volatile uint64_t *frame =
-        (const volatile uint64_t *)(SW_STACK_TOP(SW_BP_STACK_VA) - 40);
+        (const volatile uint64_t *)(this_cpu_va(SW_STACK_TOP(SW_BP_STACK_VA)) - 40);
 
     regs->rip = frame[0];
     regs->cs = frame[1];
@@ -253,7 +253,7 @@ void host_trap(struct cpu_regs *regs)
     uint64_t v = regs->vector;
 
     count_visit(v);
-    if (v >= 32 && (regs->cs & 3) == 0 && regs->rip == SW_HALT_WAKE_RIP) {
+    if (v >= 32 && (regs->cs & 3) == 0 && regs->rip == this_cpu_va(SW_HALT_WAKE_RIP)) {
         take_interrupt(v);
         wake_from_halt(regs);
     }

@@ -1,7 +1,8 @@
 /*
- * The guest's virtual CPU as the Host keeps it (one vCPU for now).
- * host/guest_mode.c owns the mode and the address spaces,
- * host/guest_resume.c the pending privileged work that the way out applies.
+ * The guest's virtual CPUs as the Host keeps them, each in its vCPU's
+ * per-vCPU area (abi/layout.h, HOST_CPU_VA). host/guest_mode.c owns the
+ * mode and the address spaces, host/guest_resume.c the pending privileged
+ * work that the way out applies.
  */
 #ifndef PERCH_VCPU_H
 #define PERCH_VCPU_H
@@ -9,7 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../abi/layout.h"
 #include "../abi/xen/vcpu.h"
+#include "vm/entry.h"
 
 /* Privileged work the Host queues for the next ring-0 visit, which happens
  * anyway or is forced before returning to the guest (seed 002's lazy flush:
@@ -23,6 +26,8 @@ struct trap_entry {
 };
 
 struct vcpu {
+    unsigned id;            /* 0 .. host_nr_vcpus - 1: Xen's vcpu_id */
+
     /* Mode and address spaces. */
     bool in_kernel;
     uint64_t kernel_cr3;    /* machine address of the kernel L4 */
@@ -88,8 +93,58 @@ struct vcpu {
     uint64_t gdb_step_rip;
 };
 
-/* The vCPU the Host is serving now (host/guest_mode.c). */
-extern struct vcpu *const current;
+/*
+ * The Host's per-vCPU area: the words host/vm/entry.S keeps there
+ * (host/vm/entry.h), then the vCPU. The Host always runs on the stack
+ * of the vCPU it serves, in the same block: that is how it finds it.
+ */
+struct host_cpu {
+    uint64_t syscall_rsp;
+    uint64_t native_rip;
+    uint64_t native_tail;
+    uint64_t pad;
+    struct vcpu vcpu;
+};
+_Static_assert(__builtin_offsetof(struct host_cpu, syscall_rsp) == HOST_CPU_SYSCALL_RSP, "entry.h");
+_Static_assert(__builtin_offsetof(struct host_cpu, native_rip) == HOST_CPU_NATIVE_RIP, "entry.h");
+_Static_assert(__builtin_offsetof(struct host_cpu, native_tail) == HOST_CPU_NATIVE_TAIL, "entry.h");
+_Static_assert(sizeof(struct host_cpu) <= HOST_CPU_STATE_BYTES, "the state below the stacks");
+
+#ifdef PERCH_HOST_VM
+/* Not volatile: the answer is the same all through one Host entry. */
+static inline struct host_cpu *this_cpu(void)
+{
+    uint64_t sp;
+
+    __asm__("mov %%rsp, %0" : "=r"(sp));
+    return (struct host_cpu *)(sp & ~(PERCH_CPU_STRIDE - 1));
+}
+
+static inline struct host_cpu *host_cpu(unsigned id)
+{
+    return (struct host_cpu *)PERCH_CPU_VA(HOST_CPU_VA, (uint64_t)id);
+}
+#else
+/* The unit tests' stand-ins (tests/unit/host_env.c). */
+struct host_cpu *this_cpu(void);
+struct host_cpu *host_cpu(unsigned id);
+#endif
+
+/* The vCPU the Host is serving now, and vCPU id (id < host_nr_vcpus). */
+#define current (&this_cpu()->vcpu)
+static inline struct vcpu *vcpu_of(unsigned id)
+{
+    return &host_cpu(id)->vcpu;
+}
+
+/* This vCPU's copy of a per-vCPU page given at vCPU 0's address va. */
+static inline uint64_t this_cpu_va(uint64_t va)
+{
+    return PERCH_CPU_VA(va, (uint64_t)current->id);
+}
+
+/* The guest's vCPUs (perch_shared.boot.nr_vcpus, at start). */
+extern unsigned host_nr_vcpus;
 
 /* PERCH_OPT_* switched off for this run (perch_shared.boot, at start). */
 extern uint32_t optimizations_off;

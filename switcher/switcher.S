@@ -9,6 +9,9 @@
  *     Launcher in the handoff pages) and iretq's into the Host's entry for
  *     that vector: two instructions. The CPU's own frame stays on the IST
  *     stack where the Host reads it.
+ *   - every data reference is RIP-relative: the code is mapped once in each
+ *     vCPU's block, so it reaches that vCPU's frames, slots and IDTs
+ *     without knowing which vCPU it serves.
  *   - the user view has its own IDT: its stubs first load the kernel CR3
  *     (the Host lives only in kernel views), keeping the guest's rax in a
  *     slot: five instructions.
@@ -25,7 +28,9 @@
 
 #define STUB_STRIDE 32
 #define USER_STUB_STRIDE 64
-#define HANDOFF(n) (SW_HANDOFF_VA + (n) * SW_HANDOFF_FRAME_BYTES)
+/* vCPU 0's handoff frame n; RIP-relative, each vCPU reaches its own
+ * (abi/layout.h: the code is mapped in every vCPU's block). */
+#define HANDOFF(n) (sw_handoff + (n) * SW_HANDOFF_FRAME_BYTES)(%rip)
 #define LOW32(x) ((x) & 0xffffffff)
 
 /* ---- Image header, read by the Launcher; not mapped into the VM ---- */
@@ -58,7 +63,7 @@ gate_exit:
     int3
     ret                             /* back to the Host's `call` */
     .balign 16
-    .global gate_halt, halt_wake, gate_read_cr2
+    .global gate_halt, gate_read_cr2
 gate_halt:
     int3
     ret
@@ -67,27 +72,6 @@ gate_read_cr2:
     int3
     ret                             /* rax = CR2 */
     .balign 16
-/*
- * Reached from bp_entry in ring 0: sleep until an interrupt. The kernel
- * view's IDT may hold DPL3 gates, which must never fire in ring 0 (the
- * interrupted ring-0 code would resume demoted to CPL3), so the halt runs
- * on an IDT of ring-0 gates whose stubs put the kernel IDT back. sti takes
- * effect after hlt starts, so no wake-up is lost. The interrupt's frame
- * shows SW_HALT_WAKE_RIP; the Host then resumes gate_halt's caller.
- */
-halt_code:
-    lidt halt_idtr(%rip)
-    .org SW_HALT_WAKE_RIP - SW_GATE_VA - 2, 0x90
-    sti
-    hlt
-halt_wake:
-    ud2                             /* the wake-up never returns here */
-
-    .balign 16
-halt_idtr:
-    .word 4095
-    .quad SW_HALT_IDT_VA
-
 /* The probe gates (abi/layout.h): the costs guest's, never the Host's. */
     .org SW_GATE_PROBE_IRETQ - SW_GATE_VA, 0xcc
     int3
@@ -101,6 +85,24 @@ halt_idtr:
     int3
 
     .text
+
+/*
+ * Reached from bp_entry in ring 0: sleep until an interrupt. The kernel
+ * view's IDT may hold DPL3 gates, which must never fire in ring 0 (the
+ * interrupted ring-0 code would resume demoted to CPL3), so the halt runs
+ * on an IDT of ring-0 gates whose stubs put the kernel IDT back. sti takes
+ * effect after hlt starts, so no wake-up is lost. The interrupt's frame
+ * shows the vCPU's SW_HALT_WAKE_RIP; the Host then resumes gate_halt's
+ * caller. First in the code, so that its address is fixed.
+ */
+    .global halt_wake
+halt_code:
+    lidt sw_halt_idtr(%rip)
+    .org SW_HALT_WAKE_RIP - SW_CODE_VA - 2, 0x90
+    sti
+    hlt
+halt_wake:
+    ud2                             /* the wake-up never returns here */
 
 /* ---- One stub per vector, STUB_STRIDE bytes apart ---- */
     .balign STUB_STRIDE
@@ -117,10 +119,10 @@ vector_stubs:
     push %rax                       /* CR2 goes just below the CPU's frame */
     mov %cr2, %rax
     xchg %rax, (%rsp)
-    movabs $HANDOFF(vec), %rsp
+    lea HANDOFF(vec), %rsp
     iretq
     .else
-    movabs $HANDOFF(vec), %rsp
+    lea HANDOFF(vec), %rsp
     iretq
     .endif
     .set vec, vec + 1
@@ -141,15 +143,15 @@ user_vector_stubs:
     jmp fatal_entry
     .else
     /* tour syscall.2: the user view's stub keeps rax, loads the kernel CR3 and hands over: visit one */
-    movabs %rax, SW_USER_RAX_SLOT
+    mov %rax, sw_user_rax_slot(%rip)
     /* tour fault.1: a guest-user #PF: the user view's stub keeps CR2 in a slot, then the same */
     .if vec == 14
     mov %cr2, %rax
-    movabs %rax, SW_CR2_SLOT
+    mov %rax, sw_cr2_slot(%rip)
     .endif
-    movabs SW_KERNEL_CR3_SLOT, %rax
+    mov sw_kernel_cr3_slot(%rip), %rax
     mov %rax, %cr3
-    movabs $HANDOFF(256 + vec), %rsp
+    lea HANDOFF(256 + vec), %rsp
     iretq
     .endif
     .set vec, vec + 1
@@ -180,7 +182,7 @@ bp_entry:
     je probe_cr3
     cmpl $LOW32(SW_GATE_PROBE_IRETQ_END + 1), (%rsp)
     je svc_resume
-    movabs $HANDOFF(3), %rsp
+    lea HANDOFF(3), %rsp
     iretq
 
 /* The probes' roads back (RESUME's, one step changed). */
@@ -233,16 +235,11 @@ halt_wake_stubs:
     .set vec, 0
     .rept 256
     .balign STUB_STRIDE
-    lidt kernel_idtr(%rip)
-    movabs $HANDOFF(vec), %rsp
+    lidt sw_kernel_idtr(%rip)
+    lea HANDOFF(vec), %rsp
     iretq
     .set vec, vec + 1
     .endr
-
-    .balign 16
-kernel_idtr:
-    .word 4095
-    .quad SW_IDT_VA
 
 fatal_entry:
     out %al, $PERCH_FATAL_PORT

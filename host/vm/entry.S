@@ -22,20 +22,36 @@
  */
 #include "../../abi/layout.h"
 #include "../../lib/gprs.h"
+#include "entry.h"
 
     .section .entry, "ax"
+/*
+ * One `syscall` entry per vCPU, its MSR_LSTAR: each keeps the guest's rsp
+ * in its vCPU's area and takes its vCPU's stack; the rest is shared. The
+ * first instruction is 7 bytes for every vCPU: host/gdb.c steps past it.
+ */
     .global host_syscall_entry
 /* tour syscall.7: the guest kernel's iret is a hypercall: `syscall` at CPL3 jumps here, no trap */
 /* tour multicall.1: every hypercall arrives here the same way: registers saved, host_hypercall */
 host_syscall_entry:
-    mov %rsp, guest_rsp_at_syscall(%rip)   /* 7 bytes: host/gdb.c steps past it */
-    lea host_stack_top(%rip), %rsp
+    .set cpu, 0
+    .rept PERCH_MAX_VCPUS
+    .balign SYSCALL_ENTRY_STRIDE
+    mov %rsp, (host_cpu0 + HOST_CPU_SYSCALL_RSP + cpu * PERCH_CPU_STRIDE)(%rip)
+    lea (host_cpu0_exc_top + cpu * PERCH_CPU_STRIDE)(%rip), %rsp
+    jmp syscall_common
+    .set cpu, cpu + 1
+    .endr
+
+/* rsp: the top of this vCPU's exception stack, its area below. */
+syscall_common:
     pushq $2                        /* clear DF, AC and TF for the C code; */
     popfq                           /* IF is not CPL3's to change */
     pushq $PERCH_VECTOR_SYSCALL
     pushq $0                        /* error_code */
     pushq $FLAT_KERNEL_SS64
-    pushq guest_rsp_at_syscall(%rip)
+    /* the guest's rsp, kept by the entry: rsp + 24 is the stack's top */
+    pushq (HOST_CPU_SYSCALL_RSP - (HOST_CPU_EXC_TOP - HOST_CPU_VA) + 24)(%rsp)
     pushq %r11                      /* rflags, as `syscall` left it */
     pushq $FLAT_KERNEL_CS64
     pushq %rcx                      /* return rip */
@@ -52,81 +68,97 @@ host_syscall_entry:
     mov 24(%rsp), %rsp
     jmp *%rcx
 
-/* The vCPU's first instruction: the Host sets itself up, then enters the
- * guest (host/boot.c). */
+/* Every vCPU's first instruction, on its own exception stack (the
+ * Launcher sets rsp): the Host sets itself up, then enters the guest
+ * (host/boot.c), or for vCPUs past the first waits to be brought up. */
     .global host_boot_entry
 host_boot_entry:
-    lea host_stack_top(%rip), %rsp
     sub $22*8, %rsp                 /* a struct cpu_regs */
     mov %rsp, %rdi
     call host_boot
     ud2
 
 /*
- * Copy the CPU's frame from the top of an IST page (`top`): ss, rsp, rflags,
- * cs, rip at -8 .. -40, the error code at -48 when the vector has one.
+ * Copy the CPU's frame from the top of this vCPU's IST page `ist_top`
+ * (vCPU 0's address): ss, rsp, rflags, cs, rip at -8 .. -40, the error
+ * code at -48 when the vector has one. The entry came on this vCPU's Host
+ * stack `host_top` (vCPU 0's) with the vector pushed, so the IST page is
+ * a fixed distance from rsp: every vCPU's blocks are the same stride apart.
+ * IST_WORD(off, pushed): the word at ist_top - off, `pushed` words after
+ * the vector.
  */
 /* tour syscall.3: the CPU's frame comes off the IST page into a struct cpu_regs on the Host stack */
 /* tour fault.2: the same copy for the #PF, whichever road it came by */
-.macro TRAP_COMMON name, top, has_error, handler=host_trap
+#define IST_WORD(off, pushed) \
+    ((\ist_top) - (off) - ((\host_top) - 8 - 8 * (pushed)))(%rsp)
+.macro TRAP_COMMON name, ist_top, host_top, has_error, handler=host_trap
 \name:
     .if \has_error
-    pushq \top-48(%rip)
+    pushq IST_WORD(48, 0)
     .else
     pushq $0
     .endif
-    pushq \top-8(%rip)
-    pushq \top-16(%rip)
-    pushq \top-24(%rip)
-    pushq \top-32(%rip)
-    pushq \top-40(%rip)
+    pushq IST_WORD(8, 1)
+    pushq IST_WORD(16, 2)
+    pushq IST_WORD(24, 3)
+    pushq IST_WORD(32, 4)
+    pushq IST_WORD(40, 5)
     SAVE_GPRS
     mov %rsp, %rdi
     call \handler          /* does not return: it leaves through guest_resume */
     ud2
 .endm
 
+#define EXC_IST  SW_STACK_TOP(SW_EXC_STACK_VA)
+#define IRQ_IST  SW_STACK_TOP(SW_IRQ_STACK_VA)
+#define BP_IST   SW_STACK_TOP(SW_BP_STACK_VA)
+#define UBP_IST  SW_STACK_TOP(SW_USER_BP_STACK_VA)
+
     .text
-    TRAP_COMMON trap_exception, switcher_exc_frame, 0
-    TRAP_COMMON trap_exception_error, switcher_exc_frame, 1
-    TRAP_COMMON trap_breakpoint, switcher_bp_frame, 0
-    TRAP_COMMON trap_interrupt, switcher_irq_frame, 0
-    TRAP_COMMON user_trap_exception, switcher_exc_frame, 0, host_trap_user
-    TRAP_COMMON user_trap_exception_error, switcher_exc_frame, 1, host_trap_user
-    TRAP_COMMON user_trap_breakpoint, switcher_user_bp_frame, 0, host_trap_user
-    TRAP_COMMON user_trap_interrupt, switcher_irq_frame, 0, host_trap_user
-    TRAP_COMMON cpl3_exception, switcher_exc_frame, 0, host_trap_cpl3
-    TRAP_COMMON cpl3_exception_error, switcher_exc_frame, 1, host_trap_cpl3
+    TRAP_COMMON trap_exception, EXC_IST, HOST_CPU_EXC_TOP, 0
+    TRAP_COMMON trap_exception_error, EXC_IST, HOST_CPU_EXC_TOP, 1
+    TRAP_COMMON trap_breakpoint, BP_IST, HOST_CPU_EXC_TOP, 0
+    TRAP_COMMON trap_interrupt, IRQ_IST, HOST_CPU_IRQ_TOP, 0
+    TRAP_COMMON user_trap_exception, EXC_IST, HOST_CPU_EXC_TOP, 0, host_trap_user
+    TRAP_COMMON user_trap_exception_error, EXC_IST, HOST_CPU_EXC_TOP, 1, host_trap_user
+    TRAP_COMMON user_trap_breakpoint, UBP_IST, HOST_CPU_EXC_TOP, 0, host_trap_user
+    TRAP_COMMON user_trap_interrupt, IRQ_IST, HOST_CPU_IRQ_TOP, 0, host_trap_user
+    TRAP_COMMON cpl3_exception, EXC_IST, HOST_CPU_EXC_TOP, 0, host_trap_cpl3
+    TRAP_COMMON cpl3_exception_error, EXC_IST, HOST_CPU_EXC_TOP, 1, host_trap_cpl3
 
 /*
  * An interrupt through a DPL3 interrupt gate: IF is off until the Host
  * leaves, so its frame on the IRQ IST page is safe and no interrupt
  * handler is ever interrupted. It may find the Host at work on a hypercall
- * or an exception (those run with IF on): if the interrupted rsp is on a
- * Host stack, the handler goes on below it (the Host has no red zone);
- * otherwise it takes the IRQ stack, which only interrupt handlers use.
+ * or an exception (those run with IF on): if the interrupted rsp is on
+ * this vCPU's Host stacks, the handler goes on below it (the Host has no
+ * red zone); otherwise it takes the IRQ stack, which only interrupt
+ * handlers use. rcx holds this vCPU's IST top throughout, and the test
+ * is on the interrupted rsp's distance from it: the same for every vCPU.
  */
+#define STACKS_FROM_IST(va) ((va) - IRQ_IST)
 cpl3_interrupt:
     push %rax
     push %rcx
-    mov switcher_irq_frame-16(%rip), %rax     /* the interrupted rsp */
-    lea host_stack(%rip), %rcx
-    cmp %rcx, %rax
-    jb 1f
-    lea host_irq_stack_top(%rip), %rcx
-    cmp %rcx, %rax
-    jbe 2f
-1:  lea host_irq_stack_top(%rip), %rax
-2:  mov %rax, %rsp
-    pushq switcher_irq_frame-48(%rip)         /* vector */
+    lea 64(%rsp), %rcx                        /* IST top: frame, vector, rax, rcx */
+    mov -16(%rcx), %rax                       /* the interrupted rsp */
+    sub %rcx, %rax
+    cmp $STACKS_FROM_IST(HOST_CPU_STACK_VA), %rax
+    jl 1f
+    cmp $STACKS_FROM_IST(HOST_CPU_IRQ_TOP), %rax
+    jle 2f
+1:  mov $STACKS_FROM_IST(HOST_CPU_IRQ_TOP), %rax
+2:  add %rcx, %rax
+    mov %rax, %rsp
+    pushq -48(%rcx)                           /* vector */
     pushq $0                                  /* error code */
-    pushq switcher_irq_frame-8(%rip)
-    pushq switcher_irq_frame-16(%rip)
-    pushq switcher_irq_frame-24(%rip)
-    pushq switcher_irq_frame-32(%rip)
-    pushq switcher_irq_frame-40(%rip)
-    mov switcher_irq_frame-64(%rip), %rcx
-    mov switcher_irq_frame-56(%rip), %rax
+    pushq -8(%rcx)
+    pushq -16(%rcx)
+    pushq -24(%rcx)
+    pushq -32(%rcx)
+    pushq -40(%rcx)
+    mov -56(%rcx), %rax
+    mov -64(%rcx), %rcx
     SAVE_GPRS
     mov %rsp, %rdi
     call host_interrupt_cpl3
@@ -180,7 +212,12 @@ host_cpl3_vector_entries:
     pushq $vec
     jmp cpl3_interrupt
     .else
-    lea host_stack_top(%rip), %rsp
+    /* this vCPU's exception stack, from where the CPU left rsp */
+    .if HAS_ERROR(vec)
+    lea (HOST_CPU_EXC_TOP - (EXC_IST - 48))(%rsp), %rsp
+    .else
+    lea (HOST_CPU_EXC_TOP - (EXC_IST - 40))(%rsp), %rsp
+    .endif
     pushq $vec
     .if HAS_ERROR(vec)
     jmp cpl3_exception_error
@@ -199,13 +236,14 @@ host_cpl3_vector_entries:
  *   with it off) or the frame is the Host's own.
  * switcher_resume_cr3(regs, cr3): through the CR3_RESUME gate: load cr3
  *   (which flushes the TLB) and resume, one visit: entering guest user, or
- *   a pending flush. rax and the frame go to SW_RESUME_FRAME first, since
+ *   a pending flush. rax and the frame go to the vCPU's SW_RESUME_FRAME first, since
  *   the Host's stack is not mapped in a user view.
  * resume_native(regs): no ring 0 at all: every register restored, then
  *   popf, the guest's rsp and a jmp. For guest frames in the current
- *   address space, with the interrupt flag already on. native_rip is safe
- *   to share: only an interrupt can come between its store and the jmp,
- *   and an interrupt that finds the Host leaves through switcher_resume.
+ *   address space, with the interrupt flag already on. The vCPU's
+ *   native_rip slot is safe: only an interrupt can come between its store
+ *   and the jmp, and an interrupt that finds the Host leaves through
+ *   switcher_resume.
  */
     .global switcher_resume
 switcher_resume:
@@ -215,28 +253,46 @@ switcher_resume:
 
     .global switcher_resume_cr3
 switcher_resume_cr3:
-    mov %rsi, resume_cr3(%rip)
-    lea switcher_resume_frame(%rip), %rax
+    mov %rdi, %rax                  /* regs are on this vCPU's Host stack: */
+    and $-PERCH_CPU_STRIDE, %rax    /* its area, and a fixed step from it */
+    add $(SW_RESUME_FRAME - HOST_CPU_VA), %rax   /* its resume frame */
+    mov %rsi, -8(%rax)              /* the CR3, below the frame */
     .irp word, 0, 1, 2, 3, 4, 5     /* rax, rip, cs, rflags, rsp, ss */
     mov (14 + \word) * 8(%rdi), %rcx
     mov %rcx, \word * 8(%rax)
     .endr
+    mov %rax, 20 * 8(%rdi)          /* the frame's address, as error_code */
     mov %rdi, %rsp
     RESTORE_GPRS
-    lea switcher_resume_frame(%rip), %rsp
-    mov resume_cr3(%rip), %rax
+    mov 5 * 8(%rsp), %rsp           /* rsp -> [rax][frame] */
+    mov -8(%rsp), %rax
     jmp switcher_gate_cr3_resume
 
+/* The last jmp goes through this vCPU's area, reached from a tail of its
+ * own: once rsp is the guest's, no register is left to find the area. */
     .global resume_native
 resume_native:
+    mov %rdi, %rax
+    and $-PERCH_CPU_STRIDE, %rax
+    mov 15 * 8(%rdi), %rcx
+    mov %rcx, HOST_CPU_NATIVE_RIP(%rax)
+    mov HOST_CPU_NATIVE_TAIL(%rax), %rcx
+    mov %rcx, 20 * 8(%rdi)          /* the tail, as error_code */
     mov %rdi, %rsp
-    mov 15*8(%rsp), %rax
-    mov %rax, native_rip(%rip)
     RESTORE_GPRS
     pushq 16(%rsp)                  /* rflags; the IF bit is ignored at CPL3 */
     popfq
+    jmp *5 * 8(%rsp)
+
+    .global host_native_tails
+host_native_tails:
+    .set cpu, 0
+    .rept PERCH_MAX_VCPUS
+    .balign NATIVE_TAIL_STRIDE
     mov 24(%rsp), %rsp
-    jmp *native_rip(%rip)
+    jmp *(host_cpu0 + HOST_CPU_NATIVE_RIP + cpu * PERCH_CPU_STRIDE)(%rip)
+    .set cpu, cpu + 1
+    .endr
 
 /* void env_switcher_roundtrip(void): an iret frame back to ourselves. */
     .global env_switcher_roundtrip
@@ -272,7 +328,9 @@ env_switcher_probe:
  */
     .global env_flush_tlb
 env_flush_tlb:
-    lea switcher_resume_frame(%rip), %rcx
+    mov %rsp, %rcx                  /* this vCPU's resume frame */
+    and $-PERCH_CPU_STRIDE, %rcx
+    add $(SW_RESUME_FRAME - HOST_CPU_VA), %rcx
     lea 1f(%rip), %rdx
     mov %rdx, 8(%rcx)               /* rip */
     movq $FLAT_KERNEL_CS64, 16(%rcx)
@@ -285,20 +343,3 @@ env_flush_tlb:
     jmp switcher_gate_cr3_resume
 1:  ret
 
-    .bss
-    .balign 16
-guest_rsp_at_syscall:
-    .skip 8
-resume_cr3:
-    .skip 8
-native_rip:
-    .skip 8
-    .balign 16
-host_stack:
-    .skip 16384
-    .global host_stack_top
-host_stack_top:                     /* the IRQ stack follows: one range */
-host_irq_stack:
-    .skip 8192
-    .global host_irq_stack_top
-host_irq_stack_top:

@@ -1,6 +1,7 @@
 /* The Host's environment inside the VM (see host/env.h). */
 #include "../env.h"
 #include "../host.h"
+#include "../vcpu.h"
 
 uint8_t *env_alias_base(void)
 {
@@ -21,17 +22,30 @@ uint64_t env_syscall_entry(void)
 {
     extern char host_syscall_entry[];
 
-    return (uint64_t)host_syscall_entry;
+    return (uint64_t)host_syscall_entry + current->id * SYSCALL_ENTRY_STRIDE;
+}
+
+unsigned env_cpu_id(void)
+{
+    return (unsigned)(((uint64_t)this_cpu() - HOST_CPU_VA) / PERCH_CPU_STRIDE);
+}
+
+void env_cpu_init(void)
+{
+    extern char host_native_tails[];
+
+    this_cpu()->native_tail = (uint64_t)host_native_tails +
+                              env_cpu_id() * NATIVE_TAIL_STRIDE;
 }
 
 uint64_t env_user_rax(void)
 {
-    return *(volatile uint64_t *)SW_USER_RAX_SLOT;
+    return *(volatile uint64_t *)this_cpu_va(SW_USER_RAX_SLOT);
 }
 
 void env_set_kernel_cr3_slot(uint64_t cr3)
 {
-    *(volatile uint64_t *)SW_KERNEL_CR3_SLOT = cr3;
+    *(volatile uint64_t *)this_cpu_va(SW_KERNEL_CR3_SLOT) = cr3;
 }
 
 static uint64_t read_cr2(void)
@@ -47,9 +61,9 @@ uint64_t env_fault_address(enum fault_address_source from)
 {
     switch (from) {
     case FAULT_ADDRESS_USER_STUB:
-        return *(volatile uint64_t *)SW_CR2_SLOT;
+        return *(volatile uint64_t *)this_cpu_va(SW_CR2_SLOT);
     case FAULT_ADDRESS_KERNEL_STUB:
-        return *(volatile uint64_t *)(SW_STACK_TOP(SW_EXC_STACK_VA) - 56);
+        return *(volatile uint64_t *)(this_cpu_va(SW_STACK_TOP(SW_EXC_STACK_VA)) - 56);
     case FAULT_ADDRESS_CR2:
         break;
     }

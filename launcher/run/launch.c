@@ -206,10 +206,10 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
         .store_evtchn = has_devices(l) ? PERCH_XENSTORE_PORT : 0,
     };
 
-    if (guest_memory_init(&l->gm, hole_private_frames(nr_pages), nr_pages))
+    if (guest_memory_init(&l->gm, hole_private_frames(nr_pages, 1), nr_pages))
         return fail(e, "cannot reserve %lu MiB for the guest", o->mem_mib);
     vm_images_get(&images);
-    if (hole_build(&l->gm, &images, !(o->optimizations_off & PERCH_OPT_CPL3_EVENTS),
+    if (hole_build(&l->gm, &images, 1, !(o->optimizations_off & PERCH_OPT_CPL3_EVENTS),
                    &l->hole, e))
         return -1;
     cfg.shared_info_mfn = l->hole.shared_info_mfn;
@@ -290,6 +290,7 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
 {
     struct vcpu_boot boot = {
         .rip = l->hole.boot_entry,   /* the Host starts, then enters the guest */
+        .rsp = HOST_CPU_EXC_TOP,     /* on its stack for vCPU 0 */
         .rflags = 0x202,   /* real IF on; the guest's virtual IF is its upcall mask */
         .cr3 = l->layout.l4_mfn << PAGE_SHIFT,
         .gdt_base = SW_GDT_VA,

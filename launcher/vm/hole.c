@@ -8,9 +8,11 @@
 #include "switcher_tables.h"
 
 /* Switcher, Host, descriptor tables, stacks and their page tables fit in
- * 4 MiB with room to spare, and the grant table comes on top; the M2P and
- * the alias's tables scale with memory. */
+ * 4 MiB with room to spare, and the grant table comes on top; each vCPU
+ * past the first adds its blocks (~50 frames, tables included); the M2P
+ * and the alias's tables scale with memory. */
 #define FIXED_PRIVATE_FRAMES (1024 + PERCH_GRANT_FRAMES)
+#define FRAMES_PER_CPU 64
 #define FRAMES_PER_L1 512ull
 #define FRAMES_PER_L2 (512ull * 512)
 
@@ -19,9 +21,10 @@ static uint64_t div_up(uint64_t a, uint64_t b)
     return (a + b - 1) / b;
 }
 
-uint64_t hole_private_frames(uint64_t nr_pages)
+uint64_t hole_private_frames(uint64_t nr_pages, unsigned nr_cpus)
 {
-    uint64_t priv = FIXED_PRIVATE_FRAMES, total;
+    uint64_t fixed = FIXED_PRIVATE_FRAMES + (uint64_t)nr_cpus * FRAMES_PER_CPU;
+    uint64_t priv = fixed, total;
 
     /* The M2P covers the private frames too: iterate to a fixed point. */
     for (int round = 0; round < 4; round++) {
@@ -29,12 +32,28 @@ uint64_t hole_private_frames(uint64_t nr_pages)
         uint64_t m2p = div_up(total * 8, PAGE_SIZE);
 
         /* M2P and frame table: 8 bytes per frame each, plus their L1s. */
-        priv = FIXED_PRIVATE_FRAMES + 2 * (m2p + div_up(m2p, FRAMES_PER_L1) + 1) +
+        priv = fixed + 2 * (m2p + div_up(m2p, FRAMES_PER_L1) + 1) +
                div_up(total, FRAMES_PER_L2) + 1;
     }
     /* The alias maps machine memory with 2 MiB pages: end on a 2 MiB line. */
     total = priv + nr_pages;
     return priv + (FRAMES_PER_L1 - total % FRAMES_PER_L1) % FRAMES_PER_L1;
+}
+
+/* vCPU cpu's block of Switcher pages; the code is vCPU 0's frames again. */
+static int build_switcher_cpu(struct guest_memory *gm, uint64_t l4, unsigned cpu,
+                              const struct switcher_image_header *sw,
+                              uint64_t code_bytes, struct hole *hole)
+{
+    return (cpu && hole_map_again(gm, l4, SW_CODE_VA, l4, PERCH_CPU_VA(SW_CODE_VA, cpu),
+                                  code_bytes, SWITCHER_PAGE)) ||
+           !hole_map_new(gm, l4, PERCH_CPU_VA(SW_DF_STACK_VA, cpu), PAGE_SIZE, SWITCHER_RW) ||
+           !hole_map_new(gm, l4, PERCH_CPU_VA(SW_EXC_STACK_VA, cpu), PAGE_SIZE, HOST_RW) ||
+           !hole_map_new(gm, l4, PERCH_CPU_VA(SW_IRQ_STACK_VA, cpu), PAGE_SIZE, HOST_RW) ||
+           !hole_map_new(gm, l4, PERCH_CPU_VA(SW_BP_STACK_VA, cpu), PAGE_SIZE, HOST_RW) ||
+           !hole_map_new(gm, l4, PERCH_CPU_VA(SW_USER_BP_STACK_VA, cpu), PAGE_SIZE, HOST_RW) ||
+           switcher_build_gdt(gm, l4, cpu, hole) || switcher_build_tss(gm, l4, cpu) ||
+           switcher_build_halt_idt(gm, l4, cpu, sw) || switcher_build_idtrs(gm, l4, cpu);
 }
 
 static int build_switcher(struct guest_memory *gm, uint64_t l4,
@@ -53,15 +72,11 @@ static int build_switcher(struct guest_memory *gm, uint64_t l4,
     if (hole_map_range(gm, l4, SW_GATE_VA, PAGE_SIZE, HOST_RX,
                       img->switcher + sw->gates_offset, PAGE_SIZE) == INVALID_MFN ||
         hole_map_range(gm, l4, SW_CODE_VA, code_bytes, SWITCHER_PAGE,
-                      img->switcher + sw->code_offset, code_bytes) == INVALID_MFN ||
-        !hole_map_new(gm, l4, SW_DF_STACK_VA, PAGE_SIZE, SWITCHER_RW) ||
-        !hole_map_new(gm, l4, SW_EXC_STACK_VA, PAGE_SIZE, HOST_RW) ||
-        !hole_map_new(gm, l4, SW_IRQ_STACK_VA, PAGE_SIZE, HOST_RW) ||
-        !hole_map_new(gm, l4, SW_BP_STACK_VA, PAGE_SIZE, HOST_RW) ||
-        !hole_map_new(gm, l4, SW_USER_BP_STACK_VA, PAGE_SIZE, HOST_RW) ||
-        switcher_build_gdt(gm, l4, hole) || switcher_build_tss(gm, l4) ||
-        switcher_build_halt_idt(gm, l4, sw))
+                      img->switcher + sw->code_offset, code_bytes) == INVALID_MFN)
         return fail(e, "out of perch-private memory building the Switcher");
+    for (unsigned cpu = 0; cpu < hole->nr_cpus; cpu++)
+        if (build_switcher_cpu(gm, l4, cpu, sw, code_bytes, hole))
+            return fail(e, "out of perch-private memory building the Switcher");
     return 0;
 }
 
@@ -85,7 +100,7 @@ static int build_host(struct guest_memory *gm, uint64_t l4,
 
     if (img->host_bytes < sizeof(*h) || h->magic != HOST_IMAGE_MAGIC ||
         img->host_bytes > h->memory_bytes || h->memory_bytes > HOST_IMAGE_MAX ||
-        !host_va_inside(h, h->syscall_entry, 16) ||
+        !host_va_inside(h, h->syscall_entry, PERCH_MAX_VCPUS * h->syscall_entry_stride) ||
         !host_va_inside(h, h->boot_entry, 16) ||
         !host_va_inside(h, h->user_vector_entries, 256 * h->vector_entry_stride) ||
         !host_va_inside(h, h->shared_page, sizeof(struct perch_shared)) ||
@@ -94,10 +109,17 @@ static int build_host(struct guest_memory *gm, uint64_t l4,
         return fail(e, "internal: the embedded Host image is malformed");
     first = hole_map_range(gm, l4, HOST_IMAGE_VA, h->memory_bytes, HOST_RWX,
                           img->host, img->host_bytes);
-    if (first == INVALID_MFN || switcher_build_handoff(gm, l4, h) ||
-        switcher_build_kernel_idt(gm, l4, (const void *)img->switcher, h, cpl3_events))
+    if (first == INVALID_MFN)
         return fail(e, "out of perch-private memory loading the Host");
+    /* Each vCPU's area (zeroed: the Host fills it), handoff and IDT. */
+    for (unsigned cpu = 0; cpu < hole->nr_cpus; cpu++)
+        if (!hole_map_new(gm, l4, PERCH_CPU_VA(HOST_CPU_VA, cpu), HOST_CPU_BYTES, HOST_RW) ||
+            switcher_build_handoff(gm, l4, cpu, h) ||
+            switcher_build_kernel_idt(gm, l4, cpu, (const void *)img->switcher, h,
+                                      cpl3_events))
+            return fail(e, "out of perch-private memory loading the Host");
     hole->lstar = h->syscall_entry;
+    hole->lstar_stride = h->syscall_entry_stride;
     hole->boot_entry = h->boot_entry;
     hole->shared = (void *)((uint8_t *)gm_frame(gm, first) +
                             (h->shared_page - HOST_IMAGE_VA));
@@ -141,11 +163,15 @@ static void mask_all_upcalls(struct shared_info *si)
 }
 
 int hole_build(struct guest_memory *gm, const struct vm_images *images,
-               bool cpl3_events, struct hole *hole, struct error *e)
+               unsigned nr_cpus, bool cpl3_events, struct hole *hole, struct error *e)
 {
     uint64_t l4 = gm_alloc_private(gm);
 
     memset(hole, 0, sizeof(*hole));
+    if (nr_cpus < 1 || nr_cpus > PERCH_MAX_VCPUS)
+        return fail(e, "internal: %u vCPUs (perch builds 1 to %u)", nr_cpus,
+                    PERCH_MAX_VCPUS);
+    hole->nr_cpus = nr_cpus;
     if (l4 == INVALID_MFN)
         return fail(e, "out of perch-private memory");
     hole->template_l4_mfn = l4;
@@ -194,7 +220,9 @@ int hole_install(struct guest_memory *gm, const struct hole *hole,
     sh->boot.grant_nr_frames = hole->grant_nr_frames;
     sh->boot.m2p_maddr = hole->m2p_maddr;
     sh->boot.frame_table_va = HOST_FRAME_TABLE_VA;
-    sh->boot.gdt_l1_maddr = hole->gdt_l1_maddr;
+    sh->boot.nr_vcpus = hole->nr_cpus;
+    for (unsigned cpu = 0; cpu < hole->nr_cpus; cpu++)
+        sh->boot.gdt_l1_maddr[cpu] = hole->gdt_l1_maddr[cpu];
     sh->boot.gdt_zero_maddr = hole->gdt_zero_maddr;
     sh->boot.kernel_slot_257 = template[PERCH_SLOT_FIRST];
     sh->boot.kernel_slot_258 = template[PERCH_ALIAS_SLOT];

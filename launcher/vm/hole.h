@@ -31,25 +31,28 @@ struct hole {
     uint64_t grant_first_mfn;       /* the grant table's frames, consecutive */
     uint64_t grant_nr_frames;
     uint64_t doorbell_gpa;          /* ioeventfd address, outside the memslot */
-    uint64_t lstar;                 /* the Host's syscall entry */
-    uint64_t boot_entry;            /* the vCPU's first instruction */
+    unsigned nr_cpus;               /* vCPUs the hole has blocks for */
+    uint64_t lstar;                 /* vCPU 0's syscall entry into the Host, */
+    uint64_t lstar_stride;          /* vCPU i's i strides on */
+    uint64_t boot_entry;            /* every vCPU's first instruction */
     uint64_t user_slot_257;         /* L4 entry of the user view */
     struct perch_shared *shared;    /* Launcher's pointer to the shared page */
     uint64_t m2p_entries;           /* max_mfn + 1 */
     uint64_t m2p_maddr;             /* machine address of its entry 0 */
-    uint64_t gdt_l1_maddr;          /* the L1 behind the GDT's pages */
+    uint64_t gdt_l1_maddr[PERCH_MAX_VCPUS];  /* each vCPU's L1 entries behind its GDT */
     uint64_t gdt_zero_maddr;        /* the zero frame behind unused ones */
 };
 
-/* Private frames to reserve for a guest of nr_pages: tables, Switcher,
- * Host, M2P. */
-uint64_t hole_private_frames(uint64_t nr_pages);
+/* Private frames to reserve for a guest of nr_pages on nr_cpus vCPUs:
+ * tables, Switcher, Host, M2P. */
+uint64_t hole_private_frames(uint64_t nr_pages, unsigned nr_cpus);
 
-/* Load the Switcher and the Host and build the hole's tables; with
+/* Load the Switcher and the Host and build the hole's tables, each
+ * vCPU's blocks for nr_cpus of them (1 to PERCH_MAX_VCPUS); with
  * cpl3_events, the kernel view's IDT sends most vectors straight to the
  * Host at CPL3 (launcher/vm/hole.c, build_kernel_idt). */
 int hole_build(struct guest_memory *gm, const struct vm_images *images,
-               bool cpl3_events, struct hole *hole, struct error *e);
+               unsigned nr_cpus, bool cpl3_events, struct hole *hole, struct error *e);
 
 /* Copy the hole's slots into a guest-kernel L4 and record it as the kernel
  * CR3 the Host starts with. */

@@ -63,6 +63,22 @@ uint64_t hole_map_range(struct guest_memory *gm, uint64_t l4, uint64_t va,
     return first;
 }
 
+/* Map [to_va, to_va + bytes) under to_l4 to the frames that [from_va, ...)
+ * maps under from_l4, with `flags`: 0, or -1 (a page unmapped, or out of
+ * frames for tables). */
+int hole_map_again(struct guest_memory *gm, uint64_t from_l4, uint64_t from_va,
+                   uint64_t to_l4, uint64_t to_va, uint64_t bytes, uint64_t flags)
+{
+    for (uint64_t off = 0; off < bytes; off += PAGE_SIZE) {
+        uint64_t maddr = hole_lookup(gm, from_l4, from_va + off);
+
+        if (!maddr || pt_map(gm, to_l4, to_va + off, 1, maddr | flags,
+                             hole_alloc_private, gm))
+            return -1;
+    }
+    return 0;
+}
+
 /* Like map_new_range, but hands back the host pointer to the first byte. */
 void *hole_map_new(struct guest_memory *gm, uint64_t l4, uint64_t va,
                      uint64_t bytes, uint64_t flags)

@@ -30,6 +30,11 @@ uint64_t hole_map_range(struct guest_memory *gm, uint64_t l4, uint64_t va,
                         uint64_t bytes, uint64_t flags, const void *data,
                         uint64_t data_bytes);
 
+/* Map [to_va, to_va + bytes) under to_l4 to the same frames as [from_va,
+ * from_va + bytes) under from_l4, with `flags`: 0, or -1. */
+int hole_map_again(struct guest_memory *gm, uint64_t from_l4, uint64_t from_va,
+                   uint64_t to_l4, uint64_t to_va, uint64_t bytes, uint64_t flags);
+
 /* Like hole_map_range without data, handing back the host pointer to the
  * first byte (NULL when out of frames). */
 void *hole_map_new(struct guest_memory *gm, uint64_t l4, uint64_t va,

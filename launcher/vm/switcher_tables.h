@@ -9,27 +9,32 @@
 #include "guest_memory.h"
 #include "hole.h"
 
+/* Each builder but the user view's builds vCPU cpu's copy in its block. */
+
 /* The GDT (Xen's layout, perch's descriptors in reserved page 14) and the
  * TSS with every IST stack. */
-int switcher_build_gdt(struct guest_memory *gm, uint64_t l4, struct hole *hole);
-int switcher_build_tss(struct guest_memory *gm, uint64_t l4);
+int switcher_build_gdt(struct guest_memory *gm, uint64_t l4, unsigned cpu,
+                       struct hole *hole);
+int switcher_build_tss(struct guest_memory *gm, uint64_t l4, unsigned cpu);
 
 /* The kernel view's IDT: with cpl3_events, gates straight into the Host at
  * CPL3 for most vectors; the Switcher's ring-0 stubs otherwise. */
-int switcher_build_kernel_idt(struct guest_memory *gm, uint64_t l4,
+int switcher_build_kernel_idt(struct guest_memory *gm, uint64_t l4, unsigned cpu,
                               const struct switcher_image_header *sw,
                               const struct host_image_header *h, bool cpl3_events);
 
 /* The IDT the HALT gate loads for its `hlt`: ring-0 gates only. */
-int switcher_build_halt_idt(struct guest_memory *gm, uint64_t l4,
+int switcher_build_halt_idt(struct guest_memory *gm, uint64_t l4, unsigned cpu,
                             const struct switcher_image_header *sw);
+/* The IDTR images of its kernel and halt IDTs (SW_DATA_VA). */
+int switcher_build_idtrs(struct guest_memory *gm, uint64_t l4, unsigned cpu);
 
 /* The prebuilt iret frames from the ring-0 stubs into the Host. */
-int switcher_build_handoff(struct guest_memory *gm, uint64_t l4,
+int switcher_build_handoff(struct guest_memory *gm, uint64_t l4, unsigned cpu,
                            const struct host_image_header *h);
 
-/* The user view: its own L4 slot 257 (IDT, stacks ring-0 only, a page of
- * int3 at LSTAR), recorded in hole->user_slot_257. */
+/* The user view, for hole->nr_cpus vCPUs: its own L4 slot 257 (IDTs,
+ * stacks ring-0 only, int3 at the LSTARs), recorded in hole->user_slot_257. */
 int switcher_build_user_view(struct guest_memory *gm, uint64_t kl4,
                              const struct vm_images *img, struct hole *hole);
 

@@ -72,10 +72,15 @@ void host_env_reset(uint64_t frames)
     host_env_frames = frames;
     next_table_frame = frames;
     memset(&perch_shared, 0, sizeof(perch_shared));
-    memset(current, 0, sizeof(*current));
+    memset(host_env_cpus, 0, sizeof(host_env_cpus));
+    for (unsigned i = 0; i < PERCH_MAX_VCPUS; i++)
+        host_env_cpus[i].vcpu.id = i;
+    host_env_cpu_now = 0;
+    host_nr_vcpus = 1;
     memset(&where_last, 0, sizeof(where_last));
     current->in_kernel = true;
     perch_shared.boot.machine_frames = frames;
+    perch_shared.boot.nr_vcpus = 1;
 
     memset(host_env_log, 0, sizeof(host_env_log));
     host_env_nr_requests = 0;
@@ -340,6 +345,28 @@ __attribute__((weak)) _Noreturn void switcher_resume_cr3(struct cpu_regs *regs, 
 __attribute__((weak)) _Noreturn void resume_native(struct cpu_regs *regs)
 {
     leave(HOST_ENV_EXIT_RETURN_NATIVE, regs);
+}
+
+struct host_cpu host_env_cpus[PERCH_MAX_VCPUS];
+unsigned host_env_cpu_now;
+
+struct host_cpu *this_cpu(void)
+{
+    return &host_env_cpus[host_env_cpu_now];
+}
+
+struct host_cpu *host_cpu(unsigned id)
+{
+    return &host_env_cpus[id];
+}
+
+unsigned env_cpu_id(void)
+{
+    return host_env_cpu_now;
+}
+
+void env_cpu_init(void)
+{
 }
 
 __attribute__((weak)) uint64_t env_syscall_entry(void)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "../../host/host.h"
+#include "../../host/vcpu.h"
 
 /* ---- Machine memory ------------------------------------------------------ */
 
@@ -43,6 +44,13 @@ void *host_env_frame(uint64_t mfn);
 /* A zeroed frame for page tables: handed out from the top of memory down,
  * so tests can use low frame numbers for data. */
 uint64_t host_env_alloc_frame(void);
+
+/* ---- vCPUs ------------------------------------------------------------- */
+
+/* Every vCPU's area (ids set, the rest zeroed by host_env_reset()), and
+ * which one the Host serves now (`current`; 0 after a reset). */
+extern struct host_cpu host_env_cpus[PERCH_MAX_VCPUS];
+extern unsigned host_env_cpu_now;
 
 /* ---- Guest page tables ---------------------------------------------------- */
 

@@ -26,7 +26,7 @@ static void setup(void)
     host_env_reset(FRAMES);
     perch_shared.boot.guest_mfn_base = GUEST_BASE;
     perch_shared.boot.guest_nr_pages = FRAMES - GUEST_BASE;
-    perch_shared.boot.gdt_l1_maddr = GDT_L1 * 4096;
+    perch_shared.boot.gdt_l1_maddr[0] = GDT_L1 * 4096;
     host_env_map(VA, LIST_MFN, HOST_ENV_RW);
 }
 
