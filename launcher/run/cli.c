@@ -15,7 +15,8 @@ void cli_print_help(void)
 {
     printf(
 "usage: perch run [OPTIONS] [KERNEL] [-- CMD [ARGS...]]\n"
-"       perch bench [--quick] [--qemu] [--vs \"OPTIONS\"] [--out DIR] [BENCH...]\n"
+"       perch bench [--quick] [--qemu] [--cpus N] [--vs \"OPTIONS\"] [--out DIR]\n"
+"                   [BENCH...]\n"
 "       perch image debian FILE [--size SIZE] [--force]\n"
 "       perch cpu record [FILE]\n"
 "       perch -h | --help | --version\n"
@@ -144,7 +145,9 @@ void cli_print_help(void)
 "\"OPTIONS\" adds a guest column run with those run options; --qemu adds a\n"
 "column of the same kernel, initramfs and memory under QEMU TCG\n"
 "(qemu-system-x86_64; without it, a note and the other columns) and\n"
-"guest/TCG; --quick is a smoke run; writes DIR/bench.csv and bench.json\n"
+"guest/TCG; --cpus N gives the guest N vCPUs (perch run --cpus N) and\n"
+"TCG as many (-smp N; natively perchbench stays on one CPU); --quick is a\n"
+"smoke run; writes DIR/bench.csv and bench.json\n"
 "(default DIR build/bench-results). See README.md, \"Benchmarks\".\n"
 "\n"
 "perch image debian FILE writes a Debian 12 root file system image (ext4,\n"

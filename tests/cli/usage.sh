@@ -15,13 +15,14 @@ expect_line version out '^perch [0-9]'
 
 # Every option cli.c accepts (the longopts table, getopt_long's short
 # options, the ones cli_parse compares by hand) and `perch bench`'s (its
-# own parser in bench.c) and `perch image`'s (image.c) is in --help ...
+# own parser in bench_parse.c) and `perch image`'s (image.c) is in --help ...
 options=$( {
     sed -n 's/^ *{ *"\([^"]*\)", *[a-z_]*_argument.*/--\1/p' launcher/run/cli.c
     sed -n 's/.*getopt_long([^"]*"\([^"]*\)".*/\1/p' launcher/run/cli.c |
         tr -d : | grep -o . | sed 's/^/-/'
     grep -o 'strcmp(argv\[1\], "-[^"]*")' launcher/run/cli.c | cut -d'"' -f2
-    grep -ho 'strcmp(a, "--[^"]*")' launcher/bench/bench.c launcher/image/image.c | cut -d'"' -f2
+    grep -ho 'strcmp(a, "--[^"]*")' launcher/bench/bench.c launcher/bench/bench_parse.c \
+        launcher/image/image.c | cut -d'"' -f2
 } | sort -u)
 if [ "$(echo "$options" | grep -c '^--')" -ge 5 ]; then
     pass help/options_parsed
