@@ -49,6 +49,7 @@ int main(int argc, char **argv)
     case CMD_RUN:
         break;
     }
+    cli_note_cpus(&o);
     status = launch(&o, &e);
     if (e.msg[0])
         fprintf(stderr, "perch: %s\n", e.msg);

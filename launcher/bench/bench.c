@@ -127,12 +127,13 @@ static int native_side(const struct bench_dir *d, struct bench_set *set,
 /* ---- the guest side ---------------------------------------------------- */
 
 /* perch run's options for one side, through perch run's own parser: the
- * disk image (first, so it is xvda), the forwarded port, the --vs words
- * (if any), then -- /bin/perchbench --marks ... */
+ * disk image (first, so it is xvda), the forwarded port, --cpus N (when
+ * not perch run's 1, so that --vs "--cpus 2" may set the vs side's), the
+ * --vs words (if any), then -- /bin/perchbench --marks ... */
 struct guest_config {
-    char *argv[VS_WORDS_MAX + BENCH_MAX + 16];
+    char *argv[VS_WORDS_MAX + BENCH_MAX + 18];
     char words[512];
-    char net[64], listen[32];
+    char net[64], listen[32], cpus[16];
     struct options o;
 };
 
@@ -173,6 +174,11 @@ static int guest_config(struct guest_config *g, struct bench_set *set,
                  set->net_port, BENCH_NET_GUEST_PORT);
         g->argv[argc++] = "--net";
         g->argv[argc++] = g->net;
+    }
+    if (set->cpus != 1) {
+        snprintf(g->cpus, sizeof(g->cpus), "%u", set->cpus);
+        g->argv[argc++] = "--cpus";
+        g->argv[argc++] = g->cpus;
     }
     if (vs && split_vs(g, vs, &argc, e))
         return -1;
@@ -256,31 +262,6 @@ static int guest_sides(struct bench_set *set, const struct bench_dir *d,
 }
 
 /* ---- the command line -------------------------------------------------- */
-
-static int parse_args(int argc, char **argv, struct bench_set *set,
-                      const char **names, int *nnames, struct error *e)
-{
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-
-        if (!strcmp(a, "--quick")) {
-            set->quick = true;
-        } else if (!strcmp(a, "--qemu")) {
-            set->qemu = true;
-        } else if (!strcmp(a, "--vs") || !strcmp(a, "--out")) {
-            if (i + 1 >= argc)
-                return fail(e, "%s needs a value", a);
-            *(a[2] == 'v' ? &set->vs : &set->out_dir) = argv[++i];
-        } else if (a[0] == '-') {
-            return fail(e, "unknown bench option '%s'", a);
-        } else if (*nnames < BENCH_MAX) {
-            names[(*nnames)++] = a;
-        } else {
-            return fail(e, "too many benchmark names");
-        }
-    }
-    return 0;
-}
 
 /* "all micro work disk pipe cow exec ...": what a wrong name could have
  * been. */
@@ -370,8 +351,7 @@ static int prepare(int argc, char **argv, struct bench_set *set,
     const char *names[BENCH_MAX];
     int nnames = 0;
 
-    set->out_dir = BENCH_DEFAULT_OUT;
-    if (parse_args(argc, argv, set, names, &nnames, e))
+    if (bench_parse_args(argc, argv, set, names, &nnames, e))
         return STATUS_USAGE;
     set->rounds = set->vs ? (set->quick ? 2 : 3) : 1;
     set->native.label = "native";
@@ -413,6 +393,11 @@ static int run_all(struct bench_set *set, const struct bench_dir *d,
         return STATUS_ERROR;
     if (set->vs && guest_config(&other, set, set->vs, BENCH_DISK_PERCH, e))
         return STATUS_USAGE;
+    set->native.cpus = 1;
+    set->base.cpus = base.o.cpus;
+    set->other.cpus = other.o.cpus;
+    set->tcg.cpus = tcg.o.cpus;
+    cli_note_cpus(set->vs && other.o.cpus > base.o.cpus ? &other.o : &base.o);
     if (run_sides(set, d, &base, &other, &tcg, e))
         return STATUS_ERROR;
     bench_summarize(&set->native, set->n);

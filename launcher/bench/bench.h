@@ -1,10 +1,10 @@
 /*
- * `perch bench [--quick] [--qemu] [--vs "OPTIONS"] [--out DIR] [BENCH...]`:
- * the benchmarks of bench/perchbench.c, the very binary embedded in perch,
- * run natively (pinned to one CPU, as the guest has one vCPU), inside the
- * default guest, with perch's counters bracketed per benchmark by the
- * guest's marks (osc_filter.h), and with --qemu in the same kernel and
- * initramfs under QEMU TCG; then one table, bench.csv and bench.json (and
+ * `perch bench [--quick] [--qemu] [--cpus N] [--vs "OPTIONS"] [--out DIR]
+ * [BENCH...]`: the benchmarks of bench/perchbench.c, the very binary
+ * embedded in perch, run natively (pinned to one CPU), inside the default
+ * guest (on N vCPUs with --cpus N), with perch's counters bracketed per
+ * benchmark by the guest's marks (osc_filter.h), and with --qemu in the
+ * same kernel and initramfs under QEMU TCG (-smp N); then one table, bench.csv and bench.json (and
  * bench.svg with gnuplot) in DIR. The disk group runs on a scratch image
  * in DIR: natively a file, in perch the guest's xvda, under QEMU its vda.
  * The net group talks TCP with a peer process on the host: natively over
@@ -66,6 +66,7 @@ struct bench_summary {
 /* One configuration: native, perch's defaults, the --vs options, TCG. */
 struct bench_side {
     const char *label;
+    unsigned cpus;                 /* its vCPUs (native: 1, pinned) */
     int runs;
     struct bench_result r[BENCH_ROUNDS_MAX][BENCH_SLOTS];
     struct bench_summary s[BENCH_SLOTS];
@@ -76,6 +77,8 @@ struct bench_set {
     bool qemu;                     /* --qemu, and QEMU is installed */
     const char *vs;                /* NULL: no second guest column */
     const char *out_dir;
+    unsigned cpus;                 /* --cpus N: the guest's and TCG's vCPUs
+                                    * (--vs may set the vs column's own) */
     int rounds;                    /* guest runs per side */
     int n;                         /* benchmarks, in perchbench's order */
     char names[BENCH_MAX][BENCH_NAME_MAX + 1];
@@ -94,7 +97,14 @@ struct bench_set {
  * status; e says why when it is not 0. */
 int bench_main(int argc, char **argv, struct error *e);
 
-/* ---- bench_parse.c: perchbench's output ------------------------------ */
+/* ---- bench_parse.c: perch bench's words, perchbench's output --------- */
+
+/* The words after "bench" into set (with the defaults: DIR
+ * BENCH_DEFAULT_OUT, 1 vCPU) and the benchmark names into names
+ * (*nnames of them, at most BENCH_MAX). Returns 0, or -1 with e saying
+ * what is wrong. */
+int bench_parse_args(int argc, char **argv, struct bench_set *set,
+                     const char **names, int *nnames, struct error *e);
 
 /* One line of `perchbench list`, "NAME GROUP UNIT WHAT", into benchmark
  * set->n (set->n grows); a line that is not one is skipped. Returns 0, or
@@ -213,7 +223,21 @@ int bench_net_peer_end(pid_t pid, bool ok, struct error *e);
 int bench_qemu_drive(const char *image, char *out, size_t size,
                      struct error *e);
 
-/* One TCG run of the guest o describes (its memory and command), on
+/* QEMU's command line for one TCG run of the guest o describes (its
+ * memory and vCPUs: -smp N, with N > 1 on -accel tcg,thread=multi, a host
+ * thread a vCPU as perch's), booting kernel with initrd, and set's disk
+ * image and forwarded port if any. The words live in q. Returns 0, or -1
+ * if the image's path is too long. */
+struct bench_qemu_args {
+    char *argv[40];
+    char mem[32], smp[16], netdev[96];
+    char drive[2 * PATH_MAX + 64];
+};
+int bench_qemu_args(struct bench_qemu_args *q, const struct bench_set *set,
+                    const struct options *o, const char *kernel,
+                    const char *initrd, struct error *e);
+
+/* One TCG run of the guest o describes (its memory, vCPUs and command), on
  * Debian's cloud kernel with perch's initramfs, into set->tcg. */
 int bench_qemu_run(struct bench_set *set, const struct bench_dir *d,
                    const struct options *o, struct error *e);

@@ -1,7 +1,7 @@
-/* `perch bench`: perchbench's output into what perch knows: `perchbench
- * list`'s lines into the benchmarks, and one run's output (perch's console
- * or QEMU's serial port) into its results, line by line and mark by mark,
- * with progress shown. */
+/* `perch bench`: its own words into the request, and perchbench's output
+ * into what perch knows: `perchbench list`'s lines into the benchmarks,
+ * and one run's output (perch's console or QEMU's serial port) into its
+ * results, line by line and mark by mark, with progress shown. */
 #include "bench.h"
 
 #include <string.h>
@@ -31,6 +31,46 @@ void bench_progress_done(void)
 {
     if (isatty(STDERR_FILENO))
         fputs("\r\033[K", stderr);
+}
+
+/* ---- perch bench's command line ---------------------------------------- */
+
+int bench_parse_args(int argc, char **argv, struct bench_set *set,
+                     const char **names, int *nnames, struct error *e)
+{
+    bool cpus_given = false;
+
+    set->out_dir = BENCH_DEFAULT_OUT;
+    set->cpus = 1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+
+        if (!strcmp(a, "--quick")) {
+            set->quick = true;
+        } else if (!strcmp(a, "--qemu")) {
+            set->qemu = true;
+        } else if (!strcmp(a, "--vs") || !strcmp(a, "--out")) {
+            if (i + 1 >= argc)
+                return fail(e, "%s needs a value", a);
+            *(a[2] == 'v' ? &set->vs : &set->out_dir) = argv[++i];
+        } else if (!strcmp(a, "--cpus")) {
+            /* perch run's count, and its messages */
+            if (i + 1 >= argc)
+                return fail(e, "--cpus needs a value");
+            if (cpus_given)
+                return fail(e, "--cpus given twice");
+            if (cli_parse_cpus(argv[++i], "--cpus", &set->cpus, e))
+                return -1;
+            cpus_given = true;
+        } else if (a[0] == '-') {
+            return fail(e, "unknown bench option '%s'", a);
+        } else if (*nnames < BENCH_MAX) {
+            names[(*nnames)++] = a;
+        } else {
+            return fail(e, "too many benchmark names");
+        }
+    }
+    return 0;
 }
 
 /* ---- `perchbench list` -------------------------------------------------- */

@@ -7,7 +7,9 @@
  * (higher is better). A ratio is always of the figures as given, a/b: for
  * a rate guest/native is the share of the host's throughput the guest
  * gets, and guest/TCG above 1 is ahead of TCG. The table says so above
- * those rows, and bench.csv and bench.json carry each row's unit.
+ * those rows, and bench.csv and bench.json carry each row's unit. Each
+ * side's vCPUs (--cpus N) are a line of the table, bench.csv's cpus (and
+ * vs_cpus) column and bench.json's cpus (and vs_cpus) field.
  */
 #include "bench.h"
 
@@ -273,6 +275,24 @@ static void net_note(FILE *out, const struct bench_set *set)
             "-netdev user (libslirp too) and a virtio-net card" : "");
 }
 
+static const char *vcpus(unsigned n)
+{
+    return n == 1 ? "vCPU" : "vCPUs";
+}
+
+/* How many vCPUs each side had: perch run's --cpus (--vs may set its own),
+ * QEMU's -smp. */
+static void cpus_line(FILE *out, const struct bench_set *set)
+{
+    fprintf(out, "cpus: guest%s %u %s", set->vs ? " default" : "",
+            set->base.cpus, vcpus(set->base.cpus));
+    if (set->vs)
+        fprintf(out, ", guest vs %u %s", set->other.cpus, vcpus(set->other.cpus));
+    if (set->qemu)
+        fprintf(out, ", TCG %u %s", set->tcg.cpus, vcpus(set->tcg.cpus));
+    fprintf(out, "; native: perchbench pinned to one CPU\n");
+}
+
 void bench_print_table(FILE *out, const struct bench_set *set)
 {
     fprintf(out, "perch bench%s: ns per operation%s, median (min - max)%s; "
@@ -286,7 +306,8 @@ void bench_print_table(FILE *out, const struct bench_set *set)
                      "interleaved)\n", set->vs, set->rounds);
     if (set->qemu)
         fprintf(out, "TCG = QEMU TCG, one run: the same kernel, initramfs, "
-                     "perchbench and memory, one vCPU\n");
+                     "perchbench, memory and vCPUs\n");
+    cpus_line(out, set);
     header(out, set);
     rows_of(out, set, BENCH_MICRO);
     fprintf(out, "work and boot: ms per run, median (min - max); counts per "
@@ -343,7 +364,10 @@ static void csv_row(FILE *f, const struct bench_set *set, int k,
     }
     if (set->vs && set->qemu)
         csv_ratio(f, ratio(&set->other.s[k], &set->tcg.s[k]));
-    fprintf(f, ",%s,%s\n", group, unit);
+    fprintf(f, ",%s,%s,%u", group, unit, set->base.cpus);
+    if (set->vs)
+        fprintf(f, ",%u", set->other.cpus);
+    fputc('\n', f);
 }
 
 static void write_csv(FILE *f, const struct bench_set *set)
@@ -351,12 +375,13 @@ static void write_csv(FILE *f, const struct bench_set *set)
     fprintf(f, "benchmark,native_median,native_min,native_max,"
                "guest_median,guest_min,guest_max,visits_per_op,"
                "exits_per_op,hypercalls_per_op,trapped_per_op,guest_native_ratio%s%s%s,group,"
-               "unit\n",
+               "unit,cpus%s\n",
             set->vs ? ",vs_median,vs_min,vs_max,vs_visits_per_op,"
                       "vs_exits_per_op,vs_hypercalls_per_op,vs_trapped_per_op,vs_default_ratio"
                     : "",
             set->qemu ? ",tcg_median,tcg_min,tcg_max,guest_tcg_ratio" : "",
-            set->vs && set->qemu ? ",vs_tcg_ratio" : "");
+            set->vs && set->qemu ? ",vs_tcg_ratio" : "",
+            set->vs ? ",vs_cpus" : "");
     for (int k = 0; k < set->n; k++)
         if (set->chosen[k])
             csv_row(f, set, k, set->names[k], bench_group_names[set->group[k]],
@@ -453,13 +478,15 @@ static void write_json(FILE *f, const struct bench_set *set)
     fprintf(f, "{\"tool\": \"perch bench\", \"date\": \"%s\", \"quick\": %s, "
                "\"rounds\": %d, \"qemu\": %s, \"unit\": \"each benchmark's "
                "unit: ns per operation (work: per run; boot: to /init), or a "
-               "rate (MB/s, IOPS)\", \"vs\": ",
+               "rate (MB/s, IOPS)\", \"cpus\": %u, \"vs\": ",
             date, set->quick ? "true" : "false", set->rounds,
-            set->qemu ? "true" : "false");
-    if (set->vs)
+            set->qemu ? "true" : "false", set->base.cpus);
+    if (set->vs) {
         json_string(f, set->vs);
-    else
-        fprintf(f, "null");
+        fprintf(f, ", \"vs_cpus\": %u", set->other.cpus);
+    } else {
+        fprintf(f, "null, \"vs_cpus\": null");
+    }
     fprintf(f, ",\n  \"benchmarks\": [");
     for (int k = 0; k < set->n; k++) {
         if (!set->chosen[k])

@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void cli_print_help(void)
 {
     printf(
 "usage: perch run [OPTIONS] [KERNEL] [-- CMD [ARGS...]]\n"
-"       perch bench [--quick] [--qemu] [--vs \"OPTIONS\"] [--out DIR] [BENCH...]\n"
+"       perch bench [--quick] [--qemu] [--cpus N] [--vs \"OPTIONS\"] [--out DIR]\n"
+"                   [BENCH...]\n"
 "       perch image debian FILE [--size SIZE] [--force]\n"
 "       perch cpu record [FILE]\n"
 "       perch -h | --help | --version\n"
@@ -34,6 +36,10 @@ void cli_print_help(void)
 "                         /bin:/sbin:/usr/bin:/usr/sbin) and exit with its\n"
 "                         status; everything after -- belongs to CMD\n"
 "  -m, --mem MIB          guest memory in MiB (default %d, at most %d)\n"
+"  --cpus N, -smp N       guest vCPUs, each on its own host thread (1 to %d,\n"
+"                         default 1; -smp, or --smp, is QEMU's spelling).\n"
+"                         More vCPUs than the host's cores is allowed: they\n"
+"                         then share them (a note on stderr says so)\n"
 "  --initrd FILE          initial ramdisk handed to the guest instead of\n"
 "                         perch's own (so not with -- CMD)\n"
 "  --cmdline STRING       guest kernel command line (default for a Linux\n"
@@ -139,7 +145,9 @@ void cli_print_help(void)
 "\"OPTIONS\" adds a guest column run with those run options; --qemu adds a\n"
 "column of the same kernel, initramfs and memory under QEMU TCG\n"
 "(qemu-system-x86_64; without it, a note and the other columns) and\n"
-"guest/TCG; --quick is a smoke run; writes DIR/bench.csv and bench.json\n"
+"guest/TCG; --cpus N gives the guest N vCPUs (perch run --cpus N) and\n"
+"TCG as many (-smp N; natively perchbench stays on one CPU); --quick is a\n"
+"smoke run; writes DIR/bench.csv and bench.json\n"
 "(default DIR build/bench-results). See README.md, \"Benchmarks\".\n"
 "\n"
 "perch image debian FILE writes a Debian 12 root file system image (ext4,\n"
@@ -173,7 +181,7 @@ void cli_print_help(void)
 "beside KERNEL), e.g. \"perch: guest crashed (SHUTDOWN_crash) at rip\n"
 "0xffffffff81a043a5 (xen_hypercall_pv+0x5); stack: xen_reboot+0x60\n"
 "panic+0x286 ...\".\n",
-        DEFAULT_MEM_MIB, MAX_MEM_MIB, MAX_DISKS);
+        DEFAULT_MEM_MIB, MAX_MEM_MIB, MAX_CPUS, MAX_DISKS);
 }
 
 static int parse_mem(const char *s, uint64_t *mib, struct error *e)
@@ -193,6 +201,37 @@ static int parse_mem(const char *s, uint64_t *mib, struct error *e)
         return fail(e, "--mem must be at least 1 MiB");
     *mib = v;
     return 0;
+}
+
+int cli_parse_cpus(const char *s, const char *name, unsigned *cpus,
+                   struct error *e)
+{
+    unsigned v = 0;
+
+    if (!*s)
+        return fail(e, "%s needs a number of vCPUs (1 to %d)", name, MAX_CPUS);
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return fail(e, "%s '%s' is not a number of vCPUs (1 to %d)", name,
+                        s, MAX_CPUS);
+        v = v * 10 + (*p - '0');
+        if (v > MAX_CPUS)
+            return fail(e, "%s %s is too many vCPUs (at most %d)", name, s,
+                        MAX_CPUS);
+    }
+    if (v == 0)
+        return fail(e, "%s must be at least 1 vCPU", name);
+    *cpus = v;
+    return 0;
+}
+
+void cli_note_cpus(const struct options *o)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+    if (cores > 0 && o->cpus > (unsigned long)cores)
+        fprintf(stderr, "perch: note: %u vCPUs on %ld host core%s: they will "
+                        "share them\n", o->cpus, cores, cores == 1 ? "" : "s");
 }
 
 /* FILE or FILE,ro: the flag after the last comma, so a name may hold
@@ -242,11 +281,77 @@ static int split_command(int *argc, char **argv, struct options *o,
     return 0;
 }
 
+/* QEMU's -smp N: one dash and a word, which getopt_long would read as -s
+ * -m p. Before getopt, each -smp that is an option word (not another
+ * option's value, as in --cmdline -smp) becomes this --smp, a long option
+ * beside --cpus; messages spell it back as the user did. */
+static const char smp_word[] = "--smp";
+
+/* How an option is spelled: --NAME, but the -smp alias with one dash. */
+static const char *dashes(const struct option *opt)
+{
+    return strcmp(opt->name, "smp") ? "--" : "-";
+}
+
+/* Whether word w takes the next word as its value, as getopt_long reads
+ * it: a long option without '=' that is, or may abbreviate, one that takes
+ * a value; or short options whose last letter takes one (-m 64, not -m64).
+ * An unknown option takes nothing: getopt stops at it anyway. */
+static bool takes_next_word(const struct option *longopts,
+                            const char *shortopts, const char *w)
+{
+    bool any = false;
+
+    if (w[0] != '-' || !w[1])
+        return false;
+    if (w[1] == '-') {
+        size_t len = strlen(w + 2);
+
+        if (strchr(w, '='))
+            return false;
+        for (const struct option *opt = longopts; opt->name; opt++) {
+            if (strncmp(opt->name, w + 2, len))
+                continue;
+            if (!opt->name[len])
+                return opt->has_arg == required_argument;
+            any = any || opt->has_arg == required_argument;
+        }
+        return any;
+    }
+    for (const char *p = w + 1; *p; p++) {
+        const char *s = *p == ':' ? NULL : strchr(shortopts, *p);
+
+        if (!s)
+            return false;
+        if (s[1] == ':')
+            return !p[1];
+    }
+    return false;
+}
+
+static int spell_smp(int argc, char **argv, const struct option *longopts,
+                     const char *shortopts, struct error *e)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-smp"))
+            argv[i] = (char *)smp_word;
+        else if (!strncmp(argv[i], "-smp=", 5))
+            return fail(e, "-smp takes its number as the next word, as QEMU's "
+                           "does: -smp N (or --cpus=N)");
+        else if (takes_next_word(longopts, shortopts, argv[i]))
+            i++;
+    }
+    return 0;
+}
+
 /* A value option given twice is refused: last-wins would quietly drop one
  * of the user's values (--disk adds a disk each time). seen[] is indexed
- * by the option's getopt value. */
-static int take_once(const struct option *longopts, bool seen[128], int c,
-                     struct error *e)
+ * by the option's getopt value and holds the spelling that gave it;
+ * given is this spelling (NULL for a short option): --cpus and -smp are
+ * one option. */
+static int take_once(const struct option *longopts,
+                     const struct option *seen[128], int c,
+                     const struct option *given, struct error *e)
 {
     const struct option *opt = longopts;
 
@@ -254,9 +359,15 @@ static int take_once(const struct option *longopts, bool seen[128], int c,
         opt++;
     if (!opt->name || opt->has_arg != required_argument || c == 'd')
         return 0;
+    if (!given)
+        given = opt;
+    if (seen[c] && seen[c] != given)
+        return fail(e, "option %s%s given twice (as %s%s and %s%s)",
+                    dashes(opt), opt->name, dashes(seen[c]), seen[c]->name,
+                    dashes(given), given->name);
     if (seen[c])
-        return fail(e, "option --%s given twice", opt->name);
-    seen[c] = true;
+        return fail(e, "option %s%s given twice", dashes(given), given->name);
+    seen[c] = given;
     return 0;
 }
 
@@ -280,6 +391,8 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
     static const struct option longopts[] = {
         { "kernel", required_argument, NULL, 'k' },
         { "mem", required_argument, NULL, 'm' },
+        { "cpus", required_argument, NULL, 'U' },
+        { "smp", required_argument, NULL, 'U' },
         { "initrd", required_argument, NULL, 'i' },
         { "cmdline", required_argument, NULL, 'c' },
         { "disk", required_argument, NULL, 'd' },
@@ -303,19 +416,33 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    bool seen[128] = { false };
-    int c;
+    static const char shortopts[] = ":m:h";
+    const struct option *seen[128] = { NULL };
+    const struct option *given;
+    int c, long_index;
 
-    if (split_command(&argc, argv, o, e))
+    if (split_command(&argc, argv, o, e) ||
+        spell_smp(argc, argv, longopts, shortopts, e))
         return -1;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":m:h", longopts, NULL)) != -1) {
-        if (c > 0 && c < 128 && take_once(longopts, seen, c, e))
+    for (;;) {
+        long_index = -1;   /* getopt_long sets it for long options only */
+        c = getopt_long(argc, argv, shortopts, longopts, &long_index);
+        if (c == -1)
+            break;
+        given = long_index >= 0 ? &longopts[long_index] : NULL;
+        if (c > 0 && c < 128 && take_once(longopts, seen, c, given, e))
             return -1;
         switch (c) {
         case 'k': o->kernel = optarg; break;
         case 'm': if (parse_mem(optarg, &o->mem_mib, e)) return -1; break;
+        case 'U':
+            if (cli_parse_cpus(optarg, !strcmp(given->name, "smp") ? "-smp"
+                                                                   : "--cpus",
+                               &o->cpus, e))
+                return -1;
+            break;
         case 'i': o->initrd = optarg; break;
         case 'c': o->cmdline = optarg; break;
         case 'd': if (parse_disk(optarg, o, e)) return -1; break;
@@ -338,6 +465,8 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'W': o->gdb_wait = true; break;
         case 'h': o->command = CMD_HELP; return 0;
         case ':':
+            if (argv[optind - 1] == smp_word)
+                return fail(e, "option -smp needs a value");
             if (is_long_option(argv[optind - 1]))
                 return fail(e, "option %s needs a value", argv[optind - 1]);
             return fail(e, "option -%c needs a value", optopt);
@@ -375,6 +504,7 @@ int cli_parse(int argc, char **argv, struct options *o, struct error *e)
 {
     memset(o, 0, sizeof(*o));
     o->mem_mib = DEFAULT_MEM_MIB;
+    o->cpus = 1;
     if (argc < 2)
         return fail(e, "no command given");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||

@@ -14,6 +14,8 @@
 #define DEFAULT_MEM_MIB 256
 /* Machine memory ends below the local APIC at 0xfee00000 (abi/layout.h). */
 #define MAX_MEM_MIB 3584
+/* --cpus N (QEMU's -smp N): guest vCPUs, each on its own host thread. */
+#define MAX_CPUS 64
 
 enum command { CMD_RUN, CMD_HELP, CMD_VERSION, CMD_BENCH, CMD_IMAGE, CMD_CPU };
 
@@ -23,6 +25,7 @@ struct options {
     const char *initrd;
     const char *cmdline;
     uint64_t mem_mib;
+    unsigned cpus;             /* --cpus N, -smp N: 1 to MAX_CPUS, default 1 */
     bool stats;
     bool stats_cpu;            /* --stats-cpu: MSRs and CPUID leaves asked */
     bool strict;
@@ -47,5 +50,17 @@ struct options {
 /* Returns 0, or -1 with e saying what is wrong with the command line. */
 int cli_parse(int argc, char **argv, struct options *o, struct error *e);
 void cli_print_help(void);
+
+/* --cpus's value: a number of vCPUs, 1 to MAX_CPUS, into *cpus. name is
+ * the option as the user spelled it, for the message ("--cpus", "-smp").
+ * Returns 0, or -1 with e saying what is wrong. (perch bench's --cpus too.) */
+int cli_parse_cpus(const char *s, const char *name, unsigned *cpus,
+                   struct error *e);
+
+/* More vCPUs than the host has online cores is allowed; this says so, once,
+ * one line on stderr ("perch: note: 4 vCPUs on 2 host cores: ..."), and
+ * nothing otherwise. main() calls it for perch run, bench.c once for its
+ * runs; the launch does not. */
+void cli_note_cpus(const struct options *o);
 
 #endif

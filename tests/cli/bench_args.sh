@@ -26,6 +26,31 @@ else
     fail bench_qemu_bad_name/no_note "$(cat "$TMP/bench_qemu_bad_name.err")"
 fi
 
+# --cpus N: perch run's count (1 to MAX_CPUS) and its messages, refused
+# before anything runs; a good one lets the request on, here to a bad name.
+max_cpus=$(sed -n 's/^#define MAX_CPUS \([0-9]*\).*/\1/p' launcher/run/cli.h)
+bad bench_cpus_zero "--cpus must be at least 1 vCPU" --quick --cpus 0 syscall
+bad bench_cpus_too_many "--cpus $((max_cpus + 1)) is too many vCPUs \\(at most $max_cpus\\)" \
+    --cpus $((max_cpus + 1)) syscall
+bad bench_cpus_not_a_number "--cpus 'x' is not a number of vCPUs \\(1 to $max_cpus\\)" --cpus x syscall
+bad bench_cpus_trailing "--cpus '2x' is not a number of vCPUs" --cpus 2x syscall
+bad bench_cpus_empty "--cpus needs a number of vCPUs" --cpus "" syscall
+bad bench_cpus_twice "--cpus given twice" --cpus 2 --cpus 2 syscall
+bad bench_cpus_without_value "--cpus needs a value" --quick --cpus
+bad bench_cpus_equals "unknown bench option '--cpus=2'" --cpus=2 syscall
+bad bench_cpus_good "no benchmark called 'nosuch'" --cpus "$max_cpus" nosuch
+# The vs column may have its own count, but not a second one beside
+# bench's --cpus (each side's perch run gets one); a bad --vs stops the
+# request before the vCPU note, as before any run.
+cores=$(getconf _NPROCESSORS_ONLN)
+over=$((cores < max_cpus ? cores + 1 : max_cpus))
+bad bench_cpus_and_vs_cpus "bad --vs \"--cpus 3\": option --cpus given twice" \
+    --quick --out "$TMP/out" --cpus "$over" --vs "--cpus 3" syscall
+bad bench_vs_cpus_bad "bad --vs \"--cpus 0\": --cpus must be at least 1 vCPU" \
+    --quick --out "$TMP/out" --vs "--cpus 0" syscall
+bad bench_vs_smp_bad "bad --vs \"-smp x\": -smp 'x' is not a number of vCPUs" \
+    --quick --out "$TMP/out" --vs "-smp x" syscall
+
 # --qemu without QEMU: one note line, then the run goes on (here to a --vs
 # that perch run rejects, which stops it before any guest boots).
 timeout 60 env PATH="$TMP/empty_path" "$PERCH" bench --quick --qemu \
@@ -53,7 +78,7 @@ bad bench_disk_name_unknown "no benchmark called 'diskrandom'.* disk .*diskrand"
 # perchbench's own side of the disk group: it needs --disk, a path that
 # is there, and room for the area (16 MiB with --quick); each refusal is
 # one 'perchbench: ' line, status 2 for the command line, 1 for the rest.
-PB=build/bench/perchbench
+PB=${PERCHBENCH:-build/bench/perchbench}   # as PERCH and GUESTS (tests/lib.sh)
 # pb NAME WANT REGEX ARGS...: perchbench ARGS ends with WANT and one line.
 pb() {
     local name=$1 want=$2 regex=$3

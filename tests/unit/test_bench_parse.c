@@ -1,6 +1,7 @@
 /*
- * Unit tests of `perch bench`'s output parsing (launcher/bench/bench_parse.c):
- * `perchbench list`'s lines (groups and units), perchbench's result lines
+ * Unit tests of `perch bench`'s parsing (launcher/bench/bench_parse.c): its
+ * own words (--cpus N among them), and perchbench's output: `perchbench
+ * list`'s lines (groups and units), perchbench's result lines
  * (a disk benchmark's rate among them), the counter marks and /init's boot mark as
  * perch's console hands them over, and QEMU's raw serial output, where the
  * exit-status sequence and the marks are still in the bytes (split
@@ -309,8 +310,66 @@ static void serial_partial_sequences(void)
     CHECK(!strcmp(cap.last, "\033]perch-ex"));
 }
 
+/* ---- perch bench's words ---- */
+
+static const char *names[BENCH_MAX];
+static int nnames;
+static struct error err;
+
+/* perch bench WORDS...: bench_parse_args's return, into set and names. */
+#define ARGS(...)                                                          \
+    ({                                                                     \
+        static char *w_[] = { __VA_ARGS__ };                               \
+        memset(&set, 0, sizeof(set));                                      \
+        nnames = 0;                                                        \
+        err.msg[0] = '\0';                                                 \
+        bench_parse_args(sizeof(w_) / sizeof(w_[0]), w_, &set, names,      \
+                         &nnames, &err);                                   \
+    })
+
+static void args_defaults(void)
+{
+    CHECK(ARGS("syscall") == 0);
+    CHECK(set.cpus == 1 && !set.quick && !set.qemu && !set.vs);
+    CHECK(!strcmp(set.out_dir, BENCH_DEFAULT_OUT));
+    CHECK(nnames == 1 && !strcmp(names[0], "syscall"));
+}
+
+static void args_cpus(void)
+{
+    CHECK(ARGS("--quick", "--cpus", "4", "--qemu", "micro", "--out", "d") == 0);
+    CHECK(set.cpus == 4 && set.quick && set.qemu && !strcmp(set.out_dir, "d"));
+    CHECK(nnames == 1 && !strcmp(names[0], "micro"));
+    CHECK(ARGS("--cpus", "64") == 0);
+    CHECK(set.cpus == MAX_CPUS && nnames == 0);
+    /* --vs's words are perch run's, not bench's */
+    CHECK(ARGS("--vs", "--cpus 2", "syscall") == 0);
+    CHECK(set.cpus == 1 && !strcmp(set.vs, "--cpus 2"));
+}
+
+static void args_cpus_refused(void)
+{
+    CHECK(ARGS("--cpus", "0") == -1);
+    CHECK_CONTAINS(err.msg, "--cpus must be at least 1 vCPU");
+    CHECK(ARGS("--cpus", "65", "syscall") == -1);
+    CHECK_CONTAINS(err.msg, "--cpus 65 is too many vCPUs (at most 64)");
+    CHECK(ARGS("--cpus", "two") == -1);
+    CHECK_CONTAINS(err.msg, "--cpus 'two' is not a number of vCPUs");
+    CHECK(ARGS("--cpus", "") == -1);
+    CHECK_CONTAINS(err.msg, "--cpus needs a number of vCPUs");
+    CHECK(ARGS("syscall", "--cpus") == -1);
+    CHECK_CONTAINS(err.msg, "--cpus needs a value");
+    CHECK(ARGS("--cpus", "2", "--cpus", "2") == -1);
+    CHECK_CONTAINS(err.msg, "--cpus given twice");
+    CHECK(ARGS("--cpus=2") == -1);
+    CHECK_CONTAINS(err.msg, "unknown bench option '--cpus=2'");
+}
+
 int main(void)
 {
+    RUN(args_defaults);
+    RUN(args_cpus);
+    RUN(args_cpus_refused);
     RUN(result_line_is_parsed);
     RUN(line_without_ops);
     RUN(line_with_samples_times_batch_too_large);

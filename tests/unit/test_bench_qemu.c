@@ -1,8 +1,10 @@
 /*
- * Unit tests of the disk that `perch bench --qemu` gives QEMU
- * (launcher/bench/bench_qemu.c): -drive's value, with QEMU's escaping of a comma
- * in the image's path (a --out folder may have one), and a path too long
- * for the buffer refused rather than cut.
+ * Unit tests of QEMU's command line under `perch bench --qemu`
+ * (launcher/bench/bench_qemu.c): the guest's memory and vCPUs (-smp N, on
+ * MTTCG when N > 1), the disk and the network card only when asked for;
+ * -drive's value, with QEMU's escaping of a comma in the image's path (a
+ * --out folder may have one), and a path too long for the buffer refused
+ * rather than cut.
  */
 #include <string.h>
 
@@ -47,8 +49,94 @@ static void drive_too_long_is_refused(void)
     CHECK(bench_qemu_drive(",", out, sizeof(fits), &e) == -1);
 }
 
+/* The word after the first `word` in argv, or NULL. */
+static const char *after(char *const *argv, const char *word)
+{
+    for (int i = 0; argv[i]; i++)
+        if (!strcmp(argv[i], word))
+            return argv[i + 1];
+    return NULL;
+}
+
+static int count(char *const *argv, const char *word)
+{
+    int n = 0;
+
+    for (int i = 0; argv[i]; i++)
+        n += !strcmp(argv[i], word);
+    return n;
+}
+
+static struct bench_set set;
+static struct bench_qemu_args q;
+static struct options o;
+
+static void args_one_vcpu(void)
+{
+    struct error e = { "" };
+
+    memset(&set, 0, sizeof(set));
+    o.mem_mib = 256;
+    o.cpus = 1;
+    CHECK(bench_qemu_args(&q, &set, &o, "/c/vmlinuz", "/t/initrd.cpio", &e) == 0);
+    CHECK(!strcmp(q.argv[0], BENCH_QEMU));
+    CHECK(!strcmp(after(q.argv, "-accel"), "tcg"));
+    CHECK(!strcmp(after(q.argv, "-smp"), "1") && count(q.argv, "-smp") == 1);
+    CHECK(!strcmp(after(q.argv, "-m"), "256"));
+    CHECK(!strcmp(after(q.argv, "-kernel"), "/c/vmlinuz"));
+    CHECK(!strcmp(after(q.argv, "-initrd"), "/t/initrd.cpio"));
+    CHECK(!strcmp(after(q.argv, "-append"), "console=ttyS0"));
+    CHECK(!after(q.argv, "-drive") && !after(q.argv, "-netdev"));
+}
+
+/* perch's vCPUs are a host thread each: QEMU's, with MTTCG, too. */
+static void args_vcpus(void)
+{
+    struct error e = { "" };
+
+    memset(&set, 0, sizeof(set));
+    o.mem_mib = 1024;
+    o.cpus = 4;
+    CHECK(bench_qemu_args(&q, &set, &o, "k", "i", &e) == 0);
+    CHECK(!strcmp(after(q.argv, "-smp"), "4") && count(q.argv, "-smp") == 1);
+    CHECK(!strcmp(after(q.argv, "-accel"), "tcg,thread=multi"));
+    CHECK(count(q.argv, "-accel") == 1);
+    CHECK(!strcmp(after(q.argv, "-m"), "1024"));
+    o.cpus = MAX_CPUS;
+    CHECK(bench_qemu_args(&q, &set, &o, "k", "i", &e) == 0);
+    CHECK(!strcmp(after(q.argv, "-smp"), "64"));
+}
+
+static void args_disk_and_net(void)
+{
+    struct error e = { "" };
+
+    memset(&set, 0, sizeof(set));
+    strcpy(set.disk_image, "out/perch-bench-disk.img");
+    set.net_port = 40123;
+    o.mem_mib = 256;
+    o.cpus = 2;
+    CHECK(bench_qemu_args(&q, &set, &o, "k", "i", &e) == 0);
+    CHECK(!strcmp(after(q.argv, "-drive"), "file=out/perch-bench-disk.img,"
+                  "format=raw,if=virtio," BENCH_QEMU_DRIVE_CACHE));
+    CHECK(!strcmp(after(q.argv, "-netdev"),
+                  "user,id=n0,hostfwd=tcp:127.0.0.1:40123-:5201"));
+    CHECK(!strcmp(after(q.argv, "-device"), "virtio-net-pci,netdev=n0"));
+    CHECK(!strcmp(after(q.argv, "-smp"), "2"));
+    /* The longest path, every other byte a comma (doubled), still fits. */
+    memset(set.disk_image, 'x', PATH_MAX - 1);
+    set.disk_image[PATH_MAX - 1] = '\0';
+    for (int i = 0; i < PATH_MAX - 1; i += 2)
+        set.disk_image[i] = ',';
+    CHECK(bench_qemu_args(&q, &set, &o, "k", "i", &e) == 0);   /* fits, doubled */
+    CHECK(strlen(after(q.argv, "-drive")) > PATH_MAX);
+}
+
 int main(void)
 {
+    RUN(args_one_vcpu);
+    RUN(args_vcpus);
+    RUN(args_disk_and_net);
     RUN(drive_names_a_raw_virtio_disk);
     RUN(drive_doubles_commas);
     RUN(drive_too_long_is_refused);

@@ -1,0 +1,142 @@
+/*
+ * Unit tests of `perch bench`'s report (launcher/bench/bench_report.c) as
+ * far as the vCPUs go: the table says how many each side had, bench.csv
+ * has a cpus column (and vs_cpus with --vs) on every row, the boot row's
+ * too, and bench.json a cpus field (and vs_cpus, null without --vs).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#include "../../launcher/bench/bench.h"
+
+static struct bench_set set;
+static char dir[] = "/tmp/perch-test-bench-report-XXXXXX";
+static char text[8192];
+
+/* One micro-benchmark with figures on native and the guest; the guest
+ * on cpus vCPUs, vs on vs_cpus (0: no --vs), TCG if qemu. */
+static void start(unsigned cpus, unsigned vs_cpus, bool qemu)
+{
+    struct bench_summary s = { .have = true, .median = 100, .min = 90,
+                               .max = 110, .counted = true };
+
+    memset(&set, 0, sizeof(set));
+    set.out_dir = dir;
+    set.rounds = 1;
+    set.n = 1;
+    strcpy(set.names[0], "syscall");
+    strcpy(set.unit[0], "ns");
+    set.chosen[0] = true;
+    set.native.s[0] = set.base.s[0] = s;
+    set.base.s[BENCH_BOOT] = s;
+    set.native.cpus = 1;
+    set.base.cpus = set.tcg.cpus = cpus;
+    if (vs_cpus) {
+        set.vs = "--cpus 4";
+        set.other.cpus = vs_cpus;
+        set.other.s[0] = s;
+    }
+    if (qemu) {
+        set.qemu = true;
+        set.tcg.s[0] = s;
+    }
+}
+
+/* The file DIR/name, whole, into text. */
+static const char *slurp(const char *name)
+{
+    char path[sizeof(dir) + 32];
+    FILE *f;
+    size_t n;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    f = fopen(path, "r");
+    if (!f)
+        return "";
+    n = fread(text, 1, sizeof(text) - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static const char *table(void)
+{
+    FILE *f = fmemopen(text, sizeof(text), "w");
+
+    bench_print_table(f, &set);
+    fputc('\0', f);
+    fclose(f);
+    return text;
+}
+
+static void table_names_the_vcpus(void)
+{
+    start(1, 0, false);
+    CHECK_CONTAINS(table(), "\ncpus: guest 1 vCPU; native: perchbench pinned to one CPU\n");
+    start(2, 4, true);
+    CHECK_CONTAINS(table(), "\ncpus: guest default 2 vCPUs, guest vs 4 vCPUs, "
+                   "TCG 2 vCPUs; native: perchbench pinned to one CPU\n");
+    CHECK_CONTAINS(text, "TCG = QEMU TCG, one run: the same kernel, initramfs, "
+                   "perchbench, memory and vCPUs\n");
+}
+
+/* The header's last column, and every row's (boot's too). */
+static void csv_has_cpus(void)
+{
+    struct error e = { "" };
+    const char *csv;
+
+    start(2, 0, true);
+    CHECK(bench_write_files(&set, &e) == 0);
+    csv = slurp("bench.csv");
+    CHECK_CONTAINS(csv, ",tcg_median,tcg_min,tcg_max,guest_tcg_ratio,group,unit,cpus\n");
+    CHECK_CONTAINS(csv, ",micro,ns,2\n");
+    CHECK_CONTAINS(csv, "\nboot,");
+    CHECK_CONTAINS(csv, ",boot,ns,2\n");
+    start(1, 4, false);
+    CHECK(bench_write_files(&set, &e) == 0);
+    csv = slurp("bench.csv");
+    CHECK_CONTAINS(csv, ",vs_default_ratio,group,unit,cpus,vs_cpus\n");
+    CHECK_CONTAINS(csv, ",micro,ns,1,4\n");
+    CHECK_CONTAINS(csv, ",boot,ns,1,4\n");
+}
+
+static void json_has_cpus(void)
+{
+    struct error e = { "" };
+    const char *json;
+
+    start(3, 0, false);
+    CHECK(bench_write_files(&set, &e) == 0);
+    json = slurp("bench.json");
+    CHECK_CONTAINS(json, "\"cpus\": 3, \"vs\": null, \"vs_cpus\": null,");
+    start(1, 4, true);
+    CHECK(bench_write_files(&set, &e) == 0);
+    json = slurp("bench.json");
+    CHECK_CONTAINS(json, "\"cpus\": 1, \"vs\": \"--cpus 4\", \"vs_cpus\": 4,");
+}
+
+int main(void)
+{
+    char path[sizeof(dir) + 32];
+
+    if (!mkdtemp(dir)) {
+        printf("FAIL bench_report: mkdtemp %s\n", dir);
+        return 1;
+    }
+    RUN(table_names_the_vcpus);
+    RUN(csv_has_cpus);
+    RUN(json_has_cpus);
+    for (const char *const *n = (const char *const[]){ "bench.csv", "bench.json",
+                                                       "bench.svg", NULL };
+         *n; n++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, *n);
+        unlink(path);
+    }
+    rmdir(dir);
+    return check_exit_status();
+}
