@@ -90,6 +90,9 @@
 #define SW_KERNEL_CR3_SLOT (SW_EXC_STACK_VA + 0x0)
 #define SW_USER_RAX_SLOT   (SW_EXC_STACK_VA + 0x8)
 #define SW_CR2_SLOT        (SW_EXC_STACK_VA + 0x10)   /* user-view #PF */
+/* Non-zero: an interrupt came since the Host last cleared it. The HALT
+ * gate does not halt then: the wake-up it would wait for has come. */
+#define SW_WAKE_SLOT       (SW_EXC_STACK_VA + 0x18)
 /* Where the Host stages [rax][iret frame] for CR3_RESUME: the stack it
  * leaves from may not exist in the address space it goes to. */
 #define SW_RESUME_FRAME    (SW_EXC_STACK_VA + 0x800)
@@ -105,7 +108,8 @@
  *               an `out` to PERCH_EXIT_PORT, then returns to the caller.
  *   HALT        `call` it: `sti; hlt` in ring 0 (on the halt IDT, whose
  *               gates are all ring 0) until an interrupt, which the Host
- *               takes as the wake-up (it resumes the caller).
+ *               takes as the wake-up (it resumes the caller); at once if
+ *               the vCPU's SW_WAKE_SLOT says an interrupt already came.
  *   READ_CR2    `call` it: rax = CR2, for a #PF delivered at CPL3 whose
  *               address the Host cannot prove from the instruction.
  */
@@ -116,7 +120,7 @@
 #define SW_GATE_READ_CR2    (SW_GATE_VA + 0x40)   /* `call`: rax = CR2 */
 /* Where HALT's interrupt finds ring 0: in the Switcher's code, so vCPU i
  * finds it at PERCH_CPU_VA(SW_HALT_WAKE_RIP, i). */
-#define SW_HALT_WAKE_RIP    (SW_CODE_VA + 0x10)
+#define SW_HALT_WAKE_RIP    (SW_CODE_VA + 0x20)
 /*
  * Probe gates, for the costs guest only (perch_op probe): each is a
  * RESUME with one ring-0 road changed, tested after every real gate so
@@ -154,6 +158,10 @@
  * event-channel ports. Below the timer's vector.
  */
 #define PERCH_BACKEND_VECTOR 0xee
+
+/* One vCPU's Host asks another's to look (host/evtchn.c: an event raised
+ * for it; host/tlb.c: a flush it owes): a fixed IPI of this vector. */
+#define PERCH_IPI_VECTOR 0xed
 
 /* The event-channel port of the ring console (hvc0 in Linux), announced in
  * start_info.console.domU.evtchn and bound by the Host at start as a back
@@ -383,6 +391,8 @@ enum perch_patch_state {
     PERCH_PATCH_UNDONE_WRITE,  /* restored for good: its text page was mapped
                                 * writable PERCH_PATCH_MAX_REWRITES times */
     PERCH_PATCH_UNDONE_TARGET, /* restored: it stored to something else */
+    PERCH_PATCH_SMP,           /* several vCPUs: another may be executing the
+                                * instruction while it is rewritten */
     PERCH_PATCH_STATES
 };
 struct perch_patch_site {
@@ -467,6 +477,8 @@ struct perch_shared {
         uint64_t strict;             /* --strict: Xen's page-type rules */
         uint64_t optimizations_off;  /* PERCH_OPT_* switched off, for --vs */
         uint64_t nr_vcpus;           /* 1 to PERCH_MAX_VCPUS */
+        uint64_t secondary_cr3;      /* the CR3 vCPUs past the first start
+                                      * on: perch's own L4, the hole only */
         uint64_t gdt_l1_maddr[PERCH_MAX_VCPUS];  /* each vCPU's L1 entries
                                       * mapping its GDT's 16 pages */
         uint64_t gdt_zero_maddr;     /* the frame behind unused GDT pages */
@@ -540,6 +552,7 @@ struct perch_shared {
         uint64_t cpl3_user_syscalls;   /* guest-user `syscall`s at CPL3 */
         uint64_t pf_address_decoded;   /* CPL3 #PFs whose address was proven */
         uint64_t tlb_flushes_elided;   /* flush requests that needed none */
+        uint64_t tlb_shootdowns;       /* flushes other vCPUs owed (host/tlb.c) */
         uint64_t patched_stores;       /* PTE stores that came through a patch */
         uint64_t patch_sites_unlisted; /* traps at sites past the table's end */
         uint32_t nr_patch_sites, pad_patch;

@@ -1,8 +1,9 @@
 /*
- * The Host starts before the guest: the Launcher points the vCPU at
- * host_boot_entry, which comes here with the guest's start-of-day registers
- * in perch_shared.boot. The Host takes its state from there and enters the
- * guest kernel with a jmp.
+ * The Host starts before the guest: the Launcher points every vCPU at
+ * host_boot_entry, which comes here. On the first, the guest's
+ * start-of-day registers are in perch_shared.boot: the Host takes its
+ * state from there and enters the guest kernel with a jmp. The others
+ * wait until the guest brings them up (host/vcpu_context.c).
  */
 #include "backend.h"
 #include "emulate.h"
@@ -15,6 +16,8 @@
 #include "time.h"
 #include "guest_mode.h"
 #include "guest_resume.h"
+#include "host_lock.h"
+#include "vcpu_context.h"
 #include "vcpu.h"
 
 _Noreturn void host_boot(struct cpu_regs *regs)
@@ -27,6 +30,10 @@ _Noreturn void host_boot(struct cpu_regs *regs)
         host_fatal("the Launcher built %lu vCPUs (1 to %u)", b->nr_vcpus,
                    PERCH_MAX_VCPUS);
     host_nr_vcpus = (unsigned)b->nr_vcpus;
+    host_enter();
+    if (current->id != 0)
+        vcpu_context_start(regs);
+    current->state = VCPU_UP;
     guest_mode_start(b->kernel_cr3, b->no_guest_isolation);
     emulate_reset();
     evtchn_shared_info_mfn = b->shared_info_mfn;

@@ -4,6 +4,7 @@
  */
 #include "../abi/xen/callback.h"
 #include "emulate.h"
+#include "callbacks.h"
 #include "host.h"
 #include "vcpu.h"
 
@@ -13,12 +14,32 @@
  * own Host and Switcher code lie: a bounce there would fault in perch's
  * code and blame perch for the guest's choice. 0 means "none" and passes.
  */
-static bool usable_handler(uint64_t va)
+bool callbacks_handler_ok(uint64_t va)
 {
     uint64_t top = va >> 47;
 
     return (top == 0 || top == 0x1ffff) &&
            !(va >= XEN_HOLE_START && va < XEN_HOLE_END);
+}
+
+#define usable_handler callbacks_handler_ok
+
+static void set_trap(struct vcpu *v, unsigned vector, const struct trap_info *ti)
+{
+    v->traps[vector] = (struct trap_entry){
+        .address = ti->address, .cs = ti->cs,
+        .disables_events = ti->flags & TI_DISABLES_EVENTS,
+    };
+}
+
+long callbacks_load_traps(struct vcpu *v, const struct trap_info table[256])
+{
+    for (unsigned i = 0; i < 256; i++)
+        if (!usable_handler(table[i].address))
+            return -XEN_EINVAL;
+    for (unsigned i = 0; i < 256; i++)
+        set_trap(v, i, &table[i]);
+    return 0;
 }
 
 /* The table ends at an entry whose address is 0; a NULL table clears all. */
@@ -38,10 +59,7 @@ long do_set_trap_table(uint64_t table, uint64_t a2, uint64_t a3, uint64_t a4, ui
             return 0;
         if (!usable_handler(ti.address))
             return -XEN_EINVAL;   /* as Xen: the entries before it stay set */
-        current->traps[ti.vector] = (struct trap_entry){
-            .address = ti.address, .cs = ti.cs,
-            .disables_events = ti.flags & TI_DISABLES_EVENTS,
-        };
+        set_trap(current, ti.vector, &ti);
     }
 }
 

@@ -8,6 +8,7 @@
  * with DPL 0 so that using one faults, and any other system descriptor is
  * refused, so no descriptor the guest writes can reach ring 0.
  */
+#include "descriptors.h"
 #include "env.h"
 #include "host.h"
 #include "mm.h"
@@ -74,18 +75,19 @@ static bool frame_ok(uint64_t mfn)
     return true;
 }
 
-long do_set_gdt(uint64_t frame_list, uint64_t entries, uint64_t a3, uint64_t a4, uint64_t a5)
+static unsigned gdt_frames(uint64_t entries)
 {
-    uint64_t frames[FIRST_RESERVED_GDT_PAGE];
-    unsigned nr = (entries + DESCS_PER_FRAME - 1) / DESCS_PER_FRAME;
-    volatile uint64_t *gdt_l1 = (volatile uint64_t *)(env_alias_base() +
-                                                      perch_shared.boot.gdt_l1_maddr[current->id]);
+    return (entries + DESCS_PER_FRAME - 1) / DESCS_PER_FRAME;
+}
 
-    (void)a3, (void)a4, (void)a5;
+long descriptors_load_gdt(struct vcpu *v, const uint64_t *frames, uint64_t entries)
+{
+    unsigned nr = gdt_frames(entries);
+    volatile uint64_t *gdt_l1 = (volatile uint64_t *)(env_alias_base() +
+                                                      perch_shared.boot.gdt_l1_maddr[v->id]);
+
     if (entries > FIRST_RESERVED_GDT_ENTRY)
         return -XEN_EINVAL;
-    if (copy_from_guest(frames, frame_list, nr * sizeof(frames[0])))
-        return -XEN_EFAULT;
     for (unsigned i = 0; i < nr; i++)
         if (!frame_ok(frames[i]))
             return -XEN_EINVAL;
@@ -94,6 +96,19 @@ long do_set_gdt(uint64_t frame_list, uint64_t entries, uint64_t a3, uint64_t a4,
         gdt_l1[i] = (i < nr ? frames[i] << XEN_PAGE_SHIFT
                             : perch_shared.boot.gdt_zero_maddr) |
                     PTE_P | PTE_RW | PTE_A | PTE_D | PTE_NX;
-    current->pending |= PENDING_TLB_FLUSH;
+    v->pending |= PENDING_TLB_FLUSH;
     return 0;
+}
+
+
+long do_set_gdt(uint64_t frame_list, uint64_t entries, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+    uint64_t frames[FIRST_RESERVED_GDT_PAGE];
+
+    (void)a3, (void)a4, (void)a5;
+    if (entries > FIRST_RESERVED_GDT_ENTRY)
+        return -XEN_EINVAL;
+    if (copy_from_guest(frames, frame_list, gdt_frames(entries) * sizeof(frames[0])))
+        return -XEN_EFAULT;
+    return descriptors_load_gdt(current, frames, entries);
 }

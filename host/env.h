@@ -70,6 +70,12 @@ uint64_t env_fault_address(enum fault_address_source from);
  * early), and make it fire again soon without changing the deadline. */
 void env_interrupts_init(void);
 void env_interrupt_ack(void);
+/* Forget that an interrupt came (env_interrupt_ack notes it), before
+ * deciding to sleep: one that comes after makes the HALT gate return at
+ * once. */
+void env_wake_clear(void);
+/* A fixed interrupt `vector` to vCPU `cpu`'s local APIC. */
+void env_send_ipi(unsigned cpu, unsigned vector);
 bool env_timer_due(void);
 void env_timer_nudge(uint64_t delay_ns);
 

@@ -27,15 +27,28 @@ volatile struct shared_info *evtchn_shared_info(void)
     return (volatile struct shared_info *)(env_alias_base() + mfn * XEN_PAGE_SIZE);
 }
 
-volatile struct vcpu_info *evtchn_vcpu_info(void)
+volatile struct vcpu_info *evtchn_vcpu_info_of(unsigned id)
 {
     volatile struct shared_info *si;
 
-    if (evtchn_state.vcpu_info_moved)
+    if (evtchn_state.vcpu_info_maddr[id])
         return (volatile struct vcpu_info *)(env_alias_base() +
-                                             evtchn_state.vcpu_info_maddr);
+                                             evtchn_state.vcpu_info_maddr[id]);
     si = evtchn_shared_info();
-    return si ? &si->vcpu_info[0] : NULL;
+    return si && id < XEN_LEGACY_MAX_VCPUS ? &si->vcpu_info[id] : NULL;
+}
+
+volatile struct vcpu_info *evtchn_vcpu_info(void)
+{
+    return evtchn_vcpu_info_of(current->id);
+}
+
+/* Another vCPU must look at its events: it may be running guest code,
+ * asleep in the HALT gate or polling. */
+static void kick(unsigned id)
+{
+    if (id != current->id)
+        env_send_ipi(id, PERCH_IPI_VECTOR);
 }
 
 /*
@@ -71,11 +84,14 @@ static void mark_word_pending(volatile struct vcpu_info *vi, unsigned port)
         vi->evtchn_upcall_pending = 1;
 }
 
-/* Xen's 2-level set_pending, for a port already known to be bound. */
+/* Xen's 2-level set_pending, for a port already known to be bound. The
+ * vCPU it notifies looks even if the port is masked: it may be polling
+ * it (SCHEDOP_poll). */
 static void set_pending(unsigned port)
 {
+    unsigned to = evtchn_state.port[port].notify_vcpu;
     volatile struct shared_info *si = evtchn_shared_info();
-    volatile struct vcpu_info *vi = evtchn_vcpu_info();
+    volatile struct vcpu_info *vi = evtchn_vcpu_info_of(to);
 
     if (!si || !vi)
         return;
@@ -84,6 +100,7 @@ static void set_pending(unsigned port)
     __atomic_fetch_add(&evtchn_state.kicks, 1, __ATOMIC_SEQ_CST);
     if (!test_bit(si->evtchn_mask, port))
         mark_word_pending(vi, port);
+    kick(to);
 }
 
 static bool port_bound(unsigned port)
@@ -100,8 +117,8 @@ void evtchn_raise(unsigned port)
 
 void evtchn_raise_virq(unsigned virq)
 {
-    if (virq < XEN_NR_VIRQS && evtchn_state.virq_port[virq])
-        set_pending(evtchn_state.virq_port[virq]);
+    if (virq < XEN_NR_VIRQS && evtchn_state.virq_port[current->id][virq])
+        set_pending(evtchn_state.virq_port[current->id][virq]);
 }
 
 bool evtchn_port_pending(unsigned port)
@@ -128,14 +145,17 @@ bool evtchn_upcall_due(void)
  * ports on its own vCPU). */
 static void unmask_port(unsigned port)
 {
+    unsigned to = evtchn_state.port[port].notify_vcpu;
     volatile struct shared_info *si = evtchn_shared_info();
-    volatile struct vcpu_info *vi = evtchn_vcpu_info();
+    volatile struct vcpu_info *vi = evtchn_vcpu_info_of(to);
 
     if (!si || !vi)
         return;
     if (test_and_clear_bit(si->evtchn_mask, port) &&
-        test_bit(si->evtchn_pending, port))
+        test_bit(si->evtchn_pending, port)) {
         mark_word_pending(vi, port);
+        kick(to);
+    }
 }
 
 /* ---- Bindings -------------------------------------------------------------- */
@@ -149,15 +169,16 @@ static long alloc_port(void)
     return -XEN_ENOSPC;
 }
 
-static void bind(unsigned port, enum evtchn_port_state state, unsigned virq)
+static void bind(unsigned port, enum evtchn_port_state state, unsigned virq,
+                 unsigned vcpu)
 {
     struct evtchn_port *p = &evtchn_state.port[port];
 
     p->state = state;
     p->virq = virq;
-    p->notify_vcpu = 0;
+    p->notify_vcpu = vcpu;
     if (state == EVTCHN_VIRQ)
-        evtchn_state.virq_port[virq] = port;
+        evtchn_state.virq_port[vcpu][virq] = port;
     if (state == EVTCHN_BACKEND)
         __atomic_fetch_add(&evtchn_state.nr_backends, 1, __ATOMIC_SEQ_CST);
 }
@@ -170,7 +191,7 @@ static void unbind(unsigned port)
     volatile struct shared_info *si = evtchn_shared_info();
 
     if (p->state == EVTCHN_VIRQ)
-        evtchn_state.virq_port[p->virq] = 0;
+        evtchn_state.virq_port[p->notify_vcpu][p->virq] = 0;
     if (p->state == EVTCHN_BACKEND)
         __atomic_fetch_sub(&evtchn_state.nr_backends, 1, __ATOMIC_SEQ_CST);
     if (si)
@@ -185,7 +206,7 @@ int evtchn_bind_backend(unsigned port, unsigned line)
     if (port_bound(port))
         return -XEN_EBUSY;
     evtchn_state.port[port].line = line;
-    bind(port, EVTCHN_BACKEND, 0);
+    bind(port, EVTCHN_BACKEND, 0, 0);
     return 0;
 }
 
@@ -229,14 +250,14 @@ static long op_bind_virq(uint64_t arg)
         return -XEN_EINVAL;
     if (!virq_per_vcpu(b.virq) && b.vcpu != 0)
         return -XEN_EINVAL;
-    if (b.vcpu != 0)
+    if (b.vcpu >= host_nr_vcpus)
         return -XEN_ENOENT;
-    if (evtchn_state.virq_port[b.virq])
+    if (evtchn_state.virq_port[b.vcpu][b.virq])
         return -XEN_EEXIST;
     port = alloc_port();
     if (port < 0)
         return port;
-    bind(port, EVTCHN_VIRQ, b.virq);
+    bind(port, EVTCHN_VIRQ, b.virq, b.vcpu);
     b.port = port;
     return copy_to_guest(arg, &b, sizeof(b)) ? -XEN_EFAULT : 0;
 }
@@ -248,12 +269,12 @@ static long op_bind_ipi(uint64_t arg)
 
     if (copy_from_guest(&b, arg, sizeof(b)))
         return -XEN_EFAULT;
-    if (b.vcpu != 0)
+    if (b.vcpu >= host_nr_vcpus)
         return -XEN_ENOENT;
     port = alloc_port();
     if (port < 0)
         return port;
-    bind(port, EVTCHN_IPI, 0);
+    bind(port, EVTCHN_IPI, 0, b.vcpu);
     b.port = port;
     return copy_to_guest(arg, &b, sizeof(b)) ? -XEN_EFAULT : 0;
 }
@@ -278,7 +299,7 @@ static long op_alloc_unbound(uint64_t arg)
     port = alloc_port();
     if (port < 0)
         return port;
-    bind(port, EVTCHN_UNBOUND, 0);
+    bind(port, EVTCHN_UNBOUND, 0, 0);
     a.port = port;
     return copy_to_guest(arg, &a, sizeof(a)) ? -XEN_EFAULT : 0;
 }
@@ -385,24 +406,35 @@ static long op_status(uint64_t arg)
     return copy_to_guest(arg, &s, sizeof(s)) ? -XEN_EFAULT : 0;
 }
 
-/* With one vCPU, only the rules remain: a per-vCPU virq and an IPI cannot
- * move, the rest may "move" to vCPU 0. */
+/* A per-vCPU virq and an IPI cannot move, as in Xen; a back end's port,
+ * an unbound one and a global virq may. An event pending on the port is
+ * shown on its new vCPU (the old one may see a stale selector bit, which
+ * the guest's scan tolerates). */
 static long op_bind_vcpu(uint64_t arg)
 {
     struct evtchn_bind_vcpu b;
-    const struct evtchn_port *p;
+    struct evtchn_port *p;
+    volatile struct shared_info *si = evtchn_shared_info();
+    volatile struct vcpu_info *vi;
 
     if (copy_from_guest(&b, arg, sizeof(b)))
         return -XEN_EFAULT;
-    if (b.vcpu != 0)
+    if (b.vcpu >= host_nr_vcpus)
         return -XEN_ENOENT;
     if (b.port >= EVTCHN_2L_NR_CHANNELS)
         return -XEN_EINVAL;
     p = &evtchn_state.port[b.port];
-    if (p->state == EVTCHN_BACKEND ||
-        (p->state == EVTCHN_VIRQ && !virq_per_vcpu(p->virq)))
-        return 0;
-    return -XEN_EINVAL;
+    if (p->state != EVTCHN_BACKEND && p->state != EVTCHN_UNBOUND &&
+        (p->state != EVTCHN_VIRQ || virq_per_vcpu(p->virq)))
+        return -XEN_EINVAL;
+    p->notify_vcpu = (uint8_t)b.vcpu;
+    vi = evtchn_vcpu_info_of(b.vcpu);
+    if (si && vi && test_bit(si->evtchn_pending, b.port) &&
+        !test_bit(si->evtchn_mask, b.port)) {
+        mark_word_pending(vi, b.port);
+        kick(b.vcpu);
+    }
+    return 0;
 }
 
 static bool fixed_backend(unsigned port)
@@ -518,7 +550,7 @@ static void copy_vcpu_info(volatile struct vcpu_info *to,
 
 /* Checks and errors as Xen 4.17's map_vcpu_info: the 64 bytes within one
  * page, 8-byte aligned, once only, in a frame the guest owns. */
-long evtchn_register_vcpu_info(uint64_t mfn, uint64_t offset)
+long evtchn_register_vcpu_info(unsigned id, uint64_t mfn, uint64_t offset)
 {
     volatile struct vcpu_info *vi;
     uint64_t maddr;
@@ -526,15 +558,14 @@ long evtchn_register_vcpu_info(uint64_t mfn, uint64_t offset)
     if (offset > XEN_PAGE_SIZE - sizeof(struct vcpu_info) ||
         offset % _Alignof(struct vcpu_info))
         return -XEN_ENXIO;
-    if (evtchn_state.vcpu_info_moved)
+    if (evtchn_state.vcpu_info_maddr[id])
         return -XEN_EINVAL;
     if (!guest_frame(mfn))
         return -XEN_EINVAL;
     maddr = mfn * XEN_PAGE_SIZE + offset;
     vi = (volatile struct vcpu_info *)(env_alias_base() + maddr);
-    copy_vcpu_info(vi, evtchn_vcpu_info());
-    evtchn_state.vcpu_info_maddr = maddr;
-    evtchn_state.vcpu_info_moved = true;
+    copy_vcpu_info(vi, evtchn_vcpu_info_of(id));
+    evtchn_state.vcpu_info_maddr[id] = maddr;
     /* Everything may be pending: a spurious upcall rather than a lost
      * event. */
     vi->evtchn_pending_sel = ~0ull;

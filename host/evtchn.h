@@ -6,9 +6,12 @@
  * The Host reaches both through the alias of machine memory, never through
  * a guest virtual address.
  *
- * One vCPU: every port notifies vCPU 0. The guest is stopped whenever the
- * Host runs; the timer interrupt may still raise VIRQ_TIMER in the middle
- * of the Host's work, so the shared bits change by locked instructions.
+ * Each port notifies one vCPU (its notify_vcpu): a raise sets that
+ * vCPU's selector bits and, when it is not the vCPU the Host serves,
+ * sends it PERCH_IPI_VECTOR so that it looks. All of this is under the
+ * Host lock (host_lock.h); the guest's other vCPUs run while the Host
+ * does, and the timer interrupt may raise VIRQ_TIMER in the middle of the
+ * Host's work, so the shared bits change by locked instructions.
  * Bindings are made and undone only by hypercalls and at start, never from
  * an interrupt.
  */
@@ -18,6 +21,7 @@
 #include "../abi/xen/event_channel.h"
 #include "../abi/xen/sched.h"
 #include "host.h"
+#include "vcpu.h"
 
 /* ---- perch's event-channel state ---------------------------------------- */
 
@@ -32,15 +36,16 @@ enum evtchn_port_state {
 struct evtchn_port {
     uint8_t state;         /* enum evtchn_port_state */
     uint8_t virq;          /* EVTCHN_VIRQ: which */
-    uint8_t notify_vcpu;   /* always 0: one vCPU */
+    uint8_t notify_vcpu;   /* the vCPU it raises events on */
     uint8_t line;          /* EVTCHN_BACKEND: its PERCH_LINE_* */
 };
 
 struct evtchn_state {
     struct evtchn_port port[EVTCHN_2L_NR_CHANNELS];
-    uint16_t virq_port[XEN_NR_VIRQS];  /* vCPU 0's bindings; 0: none */
-    bool vcpu_info_moved;       /* registered: vcpu_info is at ... */
-    uint64_t vcpu_info_maddr;   /* ... this machine address */
+    uint16_t virq_port[PERCH_MAX_VCPUS][XEN_NR_VIRQS];  /* 0: none */
+    /* Each vCPU's vcpu_info where it registered one (machine address),
+     * 0: still in shared_info (vcpu_info[id]). */
+    uint64_t vcpu_info_maddr[PERCH_MAX_VCPUS];
     unsigned nr_backends;       /* ports in EVTCHN_BACKEND */
     uint64_t kicks;             /* counts new pending bits: wakes pollers */
 };
@@ -58,10 +63,13 @@ extern uint64_t evtchn_shared_info_mfn;
  * shared_info. Leaves shared_info's contents and evtchn_shared_info_mfn. */
 void evtchn_init(void);
 
-/* shared_info and the current vcpu_info through the alias; NULL while
- * evtchn_shared_info_mfn is not a frame of machine memory. */
+/* shared_info and the current vCPU's vcpu_info (or vCPU id's) through
+ * the alias; NULL while evtchn_shared_info_mfn is not a frame of machine
+ * memory, or for a vCPU past shared_info's legacy ones that registered
+ * none. */
 volatile struct shared_info *evtchn_shared_info(void);
 volatile struct vcpu_info *evtchn_vcpu_info(void);
+volatile struct vcpu_info *evtchn_vcpu_info_of(unsigned id);
 
 /* Bind `port` (1..4095, free) as interdomain to back-end line `line`
  * (< PERCH_LINES): the guest's EVTCHNOP_send on it calls
@@ -81,7 +89,7 @@ int evtchn_connect_backend(unsigned port, unsigned line);
  * upcall_pending. A free or out-of-range port is ignored. */
 void evtchn_raise(unsigned port);
 
-/* Raise vCPU 0's binding of `virq`, if it has one. */
+/* Raise the current vCPU's binding of `virq`, if it has one. */
 void evtchn_raise_virq(unsigned virq);
 
 /* Is `port`'s pending bit set? False for ports out of range. */
@@ -98,10 +106,10 @@ bool evtchn_backends_bound(void);
  */
 bool evtchn_upcall_due(void);
 
-/* VCPUOP_register_vcpu_info's work for vCPU 0: move vcpu_info to machine
- * frame `mfn` (the guest's own) at `offset`. The caller refreshes the time
- * info (time_update_guest()), as Xen does, whatever this returns. */
-long evtchn_register_vcpu_info(uint64_t mfn, uint64_t offset);
+/* VCPUOP_register_vcpu_info's work for vCPU id: move its vcpu_info to
+ * machine frame `mfn` (the guest's own) at `offset`. The caller refreshes
+ * the time info, as Xen does, whatever this returns. */
+long evtchn_register_vcpu_info(unsigned id, uint64_t mfn, uint64_t offset);
 
 /* Hypercalls 32 and 16. */
 long do_event_channel_op(uint64_t cmd, uint64_t arg, uint64_t, uint64_t, uint64_t);

@@ -6,6 +6,7 @@
 #include "evtchn.h"
 #include "gdb.h"
 #include "guest_mode.h"
+#include "host_lock.h"
 #include "tlb.h"
 #include "vcpu.h"
 
@@ -39,6 +40,7 @@ static _Noreturn void resume_loading(struct cpu_regs *regs, uint64_t cr3)
 {
     tlb_flushed();
     perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3]++;
+    host_leave(true);
     switcher_resume_cr3(regs, cr3);
 }
 
@@ -54,6 +56,8 @@ _Noreturn void guest_resume(struct cpu_regs *regs)
 
     if (gdb_enabled)
         gdb_on_resume(regs);
+    if (current->shootdown)
+        tlb_shootdown();
     restore_if = current->interrupts_off;
     current->interrupts_off = false;
     deliver_upcall(regs);
@@ -70,15 +74,30 @@ _Noreturn void guest_resume(struct cpu_regs *regs)
     }
     if (restore_if || (optimizations_off & PERCH_OPT_NATIVE_RETURN)) {
         perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
+        host_leave(true);
         switcher_resume(regs);
     }
     /* tour syscall.6: a guest-kernel frame in the loaded address space: a jmp at CPL3, no ring 0 */
+    host_leave(true);
     resume_native(regs);
 }
 
+/*
+ * An interrupt may find the Host on its way out to the guest, the lock
+ * already let go: the way out has looked at the pending flush already,
+ * and another vCPU's shootdown that sees this vCPU leave the guest now
+ * counts on it. So a flush it owes is done here, on the kernel's L4
+ * (which maps the Host whatever the way out loads next).
+ */
 _Noreturn void host_resume_interrupted(struct cpu_regs *regs)
 {
+    if ((current->pending & PENDING_TLB_FLUSH) && !host_holds_lock_below()) {
+        tlb_flushed();
+        perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3]++;
+        env_flush_tlb(current->kernel_cr3);
+    }
     current->interrupts_off = false;
     perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
+    host_leave(false);
     switcher_resume(regs);
 }

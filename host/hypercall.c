@@ -6,6 +6,7 @@
 #include "env.h"
 #include "evtchn.h"
 #include "host.h"
+#include "host_lock.h"
 #include "insn_patch.h"
 #include "mm.h"
 #include "time.h"
@@ -66,6 +67,8 @@ long hypercall_dispatch(uint64_t nr, const uint64_t args[5])
     rc = fn ? fn(args[0], args[1], args[2], args[3], args[4]) : -XEN_ENOSYS;
     if ((optimizations_off & PERCH_OPT_LAZY_FLUSH) && (current->pending & PENDING_TLB_FLUSH))
         flush_now();
+    if (current->shootdown)
+        tlb_shootdown();
     return rc;
 }
 
@@ -81,6 +84,7 @@ void host_hypercall(struct cpu_regs *regs)
 {
     const uint64_t args[5] = { regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8 };
 
+    host_enter();
     where_entered(regs);
     /* tour syscall.11: without guest isolation a user `syscall` lands here: steps 1-4, 9, 10 vanish */
     if (!current->in_kernel) {
@@ -97,4 +101,5 @@ void host_hypercall(struct cpu_regs *regs)
     if (current->pending || evtchn_upcall_due() ||
         (optimizations_off & PERCH_OPT_NATIVE_RETURN))
         guest_resume(regs);
+    host_leave(true);
 }

@@ -128,6 +128,11 @@ static enum perch_patch_state placement(const struct perch_patch_site *s)
 
     if (optimizations_off & PERCH_OPT_INSN_PATCHING)
         return PERCH_PATCH_OFF;
+    /* Rewriting code another vCPU may be executing needs Linux's
+     * text_poke_bp dance (int3 first, every CPU synchronised between
+     * steps), which perch does not do yet. */
+    if (host_nr_vcpus > 1)
+        return PERCH_PATCH_SMP;
     if (s->rip < b->kernel_text_start || s->rip + s->len > b->kernel_text_end)
         return PERCH_PATCH_NOT_TEXT;
     if ((s->rip & 0xfff) + s->len > 4096)

@@ -66,20 +66,37 @@ static void store_entry(uint64_t maddr, uint64_t val)
     __atomic_store_n((uint64_t *)(env_alias_base() + maddr), val, __ATOMIC_RELAXED);
 }
 
+static uint64_t base_of(uint64_t cr3)
+{
+    return cr3 ? (cr3 & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT : MM_NO_ENTRY;
+}
+
+/* The current vCPU's base pointers (a vCPU that runs always has a kernel one). */
 static uint64_t kernel_base(void)
 {
-    return (current->kernel_cr3 & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT;
+    return base_of(current->kernel_cr3);
 }
 
 static uint64_t user_base(void)
 {
-    return current->user_cr3 ? (current->user_cr3 & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT
-                          : MM_NO_ENTRY;
+    return base_of(current->user_cr3);
+}
+
+/* Is mfn some vCPU's kernel base pointer (with_user: or user one)? */
+static bool any_vcpu_base(uint64_t mfn, bool with_user)
+{
+    for (unsigned i = 0; i < host_nr_vcpus; i++) {
+        const struct vcpu *v = vcpu_of(i);
+
+        if (mfn == base_of(v->kernel_cr3) || (with_user && mfn == base_of(v->user_cr3)))
+            return true;
+    }
+    return false;
 }
 
 static bool is_base(uint64_t mfn)
 {
-    return mfn == kernel_base() || mfn == user_base();
+    return any_vcpu_base(mfn, true);
 }
 
 /* An L4 slot the guest may fill; perch's and the rest of Xen's are not. */
@@ -204,7 +221,7 @@ static long get_type(uint64_t mfn, unsigned type)
     /* A writable mapping may linger in the TLB: flush before the guest
      * runs again, as Xen does on a type change. */
     if (old == MM_TYPE_WRITABLE)
-        current->pending |= PENDING_TLB_FLUSH;
+        tlb_flush_everywhere();
     return 0;
 }
 
@@ -383,7 +400,7 @@ long mm_write_entry(uint64_t maddr, uint64_t val, int level, bool preserve_ad)
  * base pointer (a user view never maps the Host or the alias). */
 static void fill_hole(uint64_t mfn)
 {
-    hole_fill_l4(mfn * XEN_PAGE_SIZE, mfn != kernel_base());
+    hole_fill_l4(mfn * XEN_PAGE_SIZE, !any_vcpu_base(mfn, false));
 }
 
 long mm_pin(uint64_t mfn, int level)
@@ -510,6 +527,20 @@ long mm_new_user_baseptr(uint64_t mfn)
     current->user_cr3 = mfn * XEN_PAGE_SIZE;
     if (old != MM_NO_ENTRY)
         drop_base(old);
+    return 0;
+}
+
+long mm_start_baseptr(struct vcpu *v, uint64_t mfn)
+{
+    long rc;
+
+    if (!mm_guest_frame(mfn) || v->kernel_cr3 || any_vcpu_base(mfn, true) != any_vcpu_base(mfn, false))
+        return -XEN_EINVAL;
+    rc = take_base(mfn);
+    if (rc)
+        return rc;
+    v->kernel_cr3 = mfn * XEN_PAGE_SIZE;
+    hole_fill_l4(mfn * XEN_PAGE_SIZE, false);
     return 0;
 }
 

@@ -146,6 +146,12 @@ long mm_new_baseptr(uint64_t mfn);
 long mm_new_user_baseptr(uint64_t mfn);
 /* Strict mode: a writable reference for the Host's own store into a frame
  * (CLEAR_PAGE, COPY_PAGE); default mode: always 0. */
+/* VCPUOP_initialise: vCPU v (not yet running, no base pointer yet)
+ * starts on the L4 at mfn, which must not be any vCPU's user L4. 0, or
+ * -XEN_EINVAL or the L4's validation's error. */
+struct vcpu;
+long mm_start_baseptr(struct vcpu *v, uint64_t mfn);
+
 long mm_get_writable(uint64_t mfn);
 void mm_put_writable(uint64_t mfn);
 

@@ -19,16 +19,24 @@ static long flush(void)
     return 0;
 }
 
-/* A flush for the vCPUs in the guest's bitmap at mask_va: with one vCPU,
- * bit 0 of the first word. An unreadable bitmap is `err` (Xen: -EINVAL in
- * mmuext_op, -EFAULT in update_va_mapping). */
+/* A flush on every vCPU. */
+static long flush_all(void)
+{
+    tlb_flush_vcpus(~0ull);
+    return 0;
+}
+
+/* A flush for the vCPUs in the guest's bitmap at mask_va: its first word
+ * holds all of them (PERCH_MAX_VCPUS is 64). An unreadable bitmap is
+ * `err` (Xen: -EINVAL in mmuext_op, -EFAULT in update_va_mapping). */
 static long flush_vcpus(uint64_t mask_va, long err)
 {
     uint64_t mask;
 
     if (copy_from_guest(&mask, mask_va, sizeof(mask)))
         return err;
-    return (mask & 1) ? flush() : 0;
+    tlb_flush_vcpus(mask);
+    return 0;
 }
 
 /* ---- Batches ---------------------------------------------------------------- */
@@ -143,8 +151,10 @@ static long uvmf_flush(uint64_t flags)
 
     if (type != UVMF_TLB_FLUSH && type != UVMF_INVLPG)
         return 0;
-    if (mask == UVMF_LOCAL || mask == UVMF_ALL)
+    if (mask == UVMF_LOCAL)
         return flush();
+    if (mask == UVMF_ALL)
+        return flush_all();
     return flush_vcpus(mask, -XEN_EFAULT);
 }
 
@@ -222,10 +232,11 @@ static long ext_op(const struct mmuext_op *op)
     case MMUEXT_NEW_USER_BASEPTR:
         return mm_new_user_baseptr(op->arg1);
     case MMUEXT_TLB_FLUSH_LOCAL:
-    case MMUEXT_TLB_FLUSH_ALL:
     case MMUEXT_INVLPG_LOCAL:
-    case MMUEXT_INVLPG_ALL:
         return flush();
+    case MMUEXT_TLB_FLUSH_ALL:
+    case MMUEXT_INVLPG_ALL:
+        return flush_all();
     case MMUEXT_TLB_FLUSH_MULTI:
     case MMUEXT_INVLPG_MULTI:
         return flush_vcpus(op->arg2, -XEN_EINVAL);

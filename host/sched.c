@@ -1,9 +1,11 @@
-/* sched_op: yield, block, shutdown and poll for perch's single vCPU. */
+/* sched_op: yield, block, shutdown and poll. */
 #include "../abi/xen/sched.h"
 #include "host.h"
 
 #include "evtchn.h"
+#include "host_lock.h"
 #include "time.h"
+#include "vcpu.h"
 #include "where.h"
 
 static long sched_shutdown(uint64_t arg)
@@ -18,14 +20,20 @@ static long sched_shutdown(uint64_t arg)
 }
 
 /*
- * Can anything raise an event while the guest waits: its timer, or a back
- * end inside perch? If not, Xen would leave the vCPU blocked for good and
- * perch would halt forever; returning instead is a spurious wake-up, which
- * the guest's idle loop takes in its stride.
+ * Can anything raise an event while the guest waits: its timer, a back
+ * end inside perch, or another vCPU? If not, Xen would leave the vCPU
+ * blocked for good and perch would halt forever; returning instead is a
+ * spurious wake-up, which the guest's idle loop takes in its stride.
  */
 static bool wake_possible(void)
 {
-    return time_guest_timer_armed() || evtchn_backends_bound();
+    return time_guest_timer_armed() || evtchn_backends_bound() || host_nr_vcpus > 1;
+}
+
+static bool block_over(void *arg)
+{
+    (void)arg;
+    return evtchn_upcall_due() || !wake_possible();
 }
 
 /*
@@ -43,8 +51,7 @@ static long sched_block(void)
     if (vi->evtchn_upcall_pending || !wake_possible())
         return 0;
     time_runstate_enter(RUNSTATE_blocked);
-    while (!evtchn_upcall_due() && wake_possible())
-        env_idle();
+    host_sleep_until(block_over, NULL);
     time_runstate_enter(RUNSTATE_running);
     return 0;
 }
@@ -64,12 +71,18 @@ static long any_pending(const uint32_t *ports, uint32_t n)
 
 /* Has the poll's reason to end come: an event raised since `kicks`, or
  * the timeout (absolute; 0: none)? */
-static bool poll_over(uint64_t kicks, uint64_t timeout)
+struct poll_wait {
+    uint64_t kicks, timeout;
+};
+
+static bool poll_over(void *arg)
 {
-    if (evtchn_state.kicks != kicks)
+    const struct poll_wait *w = arg;
+
+    if (evtchn_state.kicks != w->kicks)
         return true;
-    if (timeout)
-        return time_now_ns() >= timeout;
+    if (w->timeout)
+        return time_now_ns() >= w->timeout;
     return !wake_possible();
 }
 
@@ -82,7 +95,7 @@ static long sched_poll(uint64_t arg)
 {
     struct sched_poll req;
     uint32_t ports[SCHED_POLL_MAX_PORTS];
-    uint64_t kicks;
+    struct poll_wait w;
     long rc;
 
     if (copy_from_guest(&req, arg, sizeof(req)))
@@ -96,14 +109,13 @@ static long sched_poll(uint64_t arg)
     rc = any_pending(ports, req.nr_ports);
     if (rc)
         return rc < 0 ? rc : 0;
-    kicks = evtchn_state.kicks;
-    if (poll_over(kicks, req.timeout))
+    w = (struct poll_wait){ .kicks = evtchn_state.kicks, .timeout = req.timeout };
+    if (poll_over(&w))
         return 0;
     if (req.timeout)
         time_wake_at(req.timeout);
     time_runstate_enter(RUNSTATE_blocked);
-    while (!poll_over(kicks, req.timeout))
-        env_idle();
+    host_sleep_until(poll_over, &w);
     time_runstate_enter(RUNSTATE_running);
     if (req.timeout)
         time_wake_cancel();
@@ -115,7 +127,7 @@ long do_sched_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t 
     (void)a3, (void)a4, (void)a5;
     switch (cmd) {
     case SCHEDOP_yield:
-        return 0;   /* one vCPU: nothing else to run */
+        return 0;   /* each vCPU has its own host thread: nothing to give way to */
     case SCHEDOP_block:
         return sched_block();
     case SCHEDOP_shutdown:

@@ -104,6 +104,11 @@ void time_init(void)
     __builtin_memset(&clock, 0, sizeof(clock));
     clock.khz = time_tsc_khz;
     time_scale(clock.khz, &clock.mul, &clock.shift);
+    time_vcpu_init();
+}
+
+void time_vcpu_init(void)
+{
     env_timer_cancel();
     __builtin_memset(&current->timer, 0, sizeof(current->timer));
     __builtin_memset(&current->runstate, 0, sizeof(current->runstate));
@@ -134,7 +139,12 @@ void time_fill(volatile struct vcpu_time_info *t)
 
 void time_update_guest(void)
 {
-    volatile struct vcpu_info *vi = evtchn_vcpu_info();
+    time_update_vcpu(current->id);
+}
+
+void time_update_vcpu(unsigned id)
+{
+    volatile struct vcpu_info *vi = evtchn_vcpu_info_of(id);
 
     if (vi)
         time_fill(&vi->time);
@@ -251,11 +261,11 @@ static void runstate_publish(void)
         (void)copy_to_guest(current->runstate.guest_va, &current->runstate.info, sizeof(current->runstate.info));
 }
 
-void time_runstate_get(struct vcpu_runstate_info *out)
+void time_runstate_get(const struct vcpu *v, struct vcpu_runstate_info *out)
 {
     uint64_t now = time_now_ns();
 
-    *out = current->runstate.info;
+    *out = v->runstate.info;
     if (now > out->state_entry_time)
         out->time[out->state] += now - out->state_entry_time;
 }
@@ -272,10 +282,10 @@ void time_runstate_enter(int state)
     runstate_publish();
 }
 
-long time_runstate_register(uint64_t va)
+long time_runstate_register(struct vcpu *v, uint64_t va)
 {
-    if (va && copy_to_guest(va, &current->runstate.info, sizeof(current->runstate.info)))
+    if (va && copy_to_guest(va, &v->runstate.info, sizeof(v->runstate.info)))
         return -XEN_EFAULT;
-    current->runstate.guest_va = va;
+    v->runstate.guest_va = va;
     return 0;
 }

@@ -27,6 +27,10 @@ extern uint32_t time_tsc_khz;
  * filled in. Call it after evtchn_shared_info_mfn is set. */
 void time_init(void);
 
+/* The current vCPU's own part of that, alone: what a vCPU brought up
+ * later starts with (timers off, runstate running, its time record). */
+void time_vcpu_init(void);
+
 /* pvclock's scale for `khz` (nonzero): ns = ((ticks << shift, or >> -shift)
  * * mul) >> 32, with mul in [2^31, 2^32) rounded down. */
 void time_scale(uint32_t khz, uint32_t *mul, int8_t *shift);
@@ -40,6 +44,8 @@ void time_fill(volatile struct vcpu_time_info *t);
 
 /* time_fill() the current vcpu_info's time. */
 void time_update_guest(void);
+/* The same for vCPU id's record. */
+void time_update_vcpu(unsigned id);
 
 /* shared_info's wallclock: Unix time (ns) at system time 0, i.e. when the
  * TSC read 0 (perch_shared.boot.wallclock_ns). */
@@ -70,12 +76,13 @@ void time_timer_fired(void);
  * the whole record to the guest's registered area, if any. */
 void time_runstate_enter(int state);
 
-/* Where the guest wants its runstate (a guest VA; 0: nowhere). Copies the
- * record there now: -XEN_EFAULT if it cannot. */
-long time_runstate_register(uint64_t va);
+/* Where the guest wants vCPU v's runstate (a guest VA; 0: nowhere).
+ * Copies the record there now: -XEN_EFAULT if it cannot. */
+struct vcpu;
+long time_runstate_register(struct vcpu *v, uint64_t va);
 
-/* The record with the current state's time counted up to now. */
-void time_runstate_get(struct vcpu_runstate_info *out);
+/* v's record with the current state's time counted up to now. */
+void time_runstate_get(const struct vcpu *v, struct vcpu_runstate_info *out);
 
 /* ---- Hypercalls (host/vcpu_op.c) -------------------------------------------- */
 

@@ -19,6 +19,7 @@
 #include "guest_mode.h"
 #include "guest_resume.h"
 #include "host.h"
+#include "host_lock.h"
 #include "insn_patch.h"
 #include "mm.h"
 #include "time.h"
@@ -252,6 +253,7 @@ void host_trap(struct cpu_regs *regs)
 {
     uint64_t v = regs->vector;
 
+    host_enter();
     count_visit(v);
     if (v >= 32 && (regs->cs & 3) == 0 && regs->rip == this_cpu_va(SW_HALT_WAKE_RIP)) {
         take_interrupt(v);
@@ -269,6 +271,7 @@ void host_trap(struct cpu_regs *regs)
  * view. The interrupt flag never went off. */
 void host_trap_cpl3(struct cpu_regs *regs)
 {
+    host_enter();
     /* tour fault.9: guest_event as before; a #PF's address from its instruction (fault_address.c) */
     perch_shared.stats.cpl3_vectors[regs->vector & 255]++;
     check_not_perch(regs);
@@ -284,6 +287,7 @@ void host_trap_cpl3(struct cpu_regs *regs)
  */
 void host_interrupt_cpl3(struct cpu_regs *regs)
 {
+    host_enter();
     perch_shared.stats.cpl3_vectors[regs->vector & 255]++;
     if ((regs->cs & 3) == 0)
         host_fatal("an interrupt (vector %lu) came through a DPL3 gate while "
@@ -319,6 +323,7 @@ _Noreturn void user_syscall(struct cpu_regs *regs)
  */
 void host_trap_user(struct cpu_regs *regs)
 {
+    host_enter();
     /* tour syscall.4: an int3 at LSTAR + 1 is a guest-user `syscall` */
     regs->rax = env_user_rax();
     guest_arrived_from_user();

@@ -12,6 +12,7 @@
 
 #include "../abi/layout.h"
 #include "../abi/xen/vcpu.h"
+#include "host.h"
 #include "vm/entry.h"
 
 /* Privileged work the Host queues for the next ring-0 visit, which happens
@@ -76,6 +77,7 @@ struct vcpu {
     struct {
         uint64_t guest_deadline;
         uint64_t wake_deadline;
+        uint64_t armed;         /* what its local APIC counts to (lapic.c) */
     } timer;
     struct {
         uint64_t guest_va;      /* 0: not registered */
@@ -91,6 +93,19 @@ struct vcpu {
      * began. */
     uint64_t gdb_step_flags;
     uint64_t gdb_step_rip;
+
+    /* SMP (host/host_lock.c, host/vcpu_op.c). in_guest: the vCPU runs
+     * guest code, so its TLB may hold guest mappings (atomic: others read
+     * it). lock_levels: host_lock.h's stack of bits. ipi_seq: lapic.c's
+     * count of IPIs sent. state: VCPU_OFF until VCPUOP_initialise gives
+     * it a context (start: its first guest registers), VCPU_DOWN until
+     * VCPUOP_up, VCPU_DOWN again while it sleeps in VCPUOP_down. */
+    bool in_guest;
+    uint64_t lock_levels;
+    uint64_t shootdown;     /* vCPUs (bit i) that owe a flush: host/tlb.c */
+    unsigned ipi_seq;
+    enum { VCPU_OFF, VCPU_DOWN, VCPU_UP } state;
+    struct cpu_regs start;
 };
 
 /*

@@ -1,39 +1,41 @@
 /*
- * vcpu_op (hypercall 24) and set_timer_op (15) for perch's single vCPU:
- * vcpu_info and runstate registration, the single-shot timer, and the
- * up/down/is_up questions a one-vCPU domain can answer.
+ * vcpu_op (hypercall 24) and set_timer_op (15): bringing vCPUs up and down,
+ * vcpu_info and runstate registration, the single-shot timer.
  */
+#include "env.h"
 #include "evtchn.h"
+#include "host_lock.h"
 #include "time.h"
+#include "vcpu_context.h"
 
 #define NS_PER_MS 1000000ull
 
-static long register_vcpu_info(uint64_t arg)
+static long register_vcpu_info(struct vcpu *v, uint64_t arg)
 {
     struct vcpu_register_vcpu_info req;
     long rc;
 
     if (copy_from_guest(&req, arg, sizeof(req)))
         return -XEN_EFAULT;
-    rc = evtchn_register_vcpu_info(req.mfn, req.offset);
-    time_update_guest();   /* Xen refreshes it whatever the outcome */
+    rc = evtchn_register_vcpu_info(v->id, req.mfn, req.offset);
+    time_update_vcpu(v->id);   /* Xen refreshes it whatever the outcome */
     return rc;
 }
 
-static long register_runstate(uint64_t arg)
+static long register_runstate(struct vcpu *v, uint64_t arg)
 {
     uint64_t va;
 
     if (copy_from_guest(&va, arg, sizeof(va)))
         return -XEN_EFAULT;
-    return time_runstate_register(va);
+    return time_runstate_register(v, va);
 }
 
-static long get_runstate(uint64_t arg)
+static long get_runstate(const struct vcpu *v, uint64_t arg)
 {
     struct vcpu_runstate_info info;
 
-    time_runstate_get(&info);
+    time_runstate_get(v, &info);
     return copy_to_guest(arg, &info, sizeof(info)) ? -XEN_EFAULT : 0;
 }
 
@@ -52,41 +54,92 @@ static long set_singleshot(uint64_t arg)
     return 0;
 }
 
+static bool others_up(void)
+{
+    for (unsigned i = 0; i < host_nr_vcpus; i++)
+        if (i != current->id && vcpu_of(i)->state == VCPU_UP)
+            return true;
+    return false;
+}
+
+static bool up_again(void *arg)
+{
+    (void)arg;
+    return current->state == VCPU_UP;
+}
+
 /*
- * Only vCPU 0 exists (any other is -ENOENT, as Xen answers for a vCPU the
- * domain does not have). It is initialised and up; taking it down takes the
- * last vCPU down, which Xen turns into a poweroff (Linux's halt with events
- * disabled). No periodic timer: Linux stops it and uses the single-shot
- * one; stopping it is therefore a success.
+ * A vCPU takes itself down (Linux's CPU offline: the dying CPU's last
+ * hypercall) and sleeps until VCPUOP_up, then returns from here. Taking
+ * the last one down is Xen's poweroff (Linux's halt with events disabled).
+ */
+static long take_down(void)
+{
+    if (!others_up()) {
+        launcher_request(PERCH_REQ_SHUTDOWN, SHUTDOWN_poweroff);
+        return 0;
+    }
+    current->state = VCPU_DOWN;
+    time_stop_guest_timer();
+    time_runstate_enter(RUNSTATE_offline);
+    host_sleep_until(up_again, NULL);
+    time_runstate_enter(RUNSTATE_running);
+    return 0;
+}
+
+/* Another vCPU: it sleeps in host_boot or in take_down until this. */
+static long bring_up(struct vcpu *v)
+{
+    if (v->state == VCPU_OFF)
+        return -XEN_EINVAL;
+    if (v->state == VCPU_DOWN) {
+        v->state = VCPU_UP;
+        env_send_ipi(v->id, PERCH_IPI_VECTOR);
+    }
+    return 0;
+}
+
+/*
+ * vcpuid names one of the domain's vCPUs (any other is -ENOENT, as Xen
+ * answers for a vCPU the domain does not have). Only the vCPU itself may
+ * take itself down or use its single-shot timer, as in Xen; no periodic
+ * timer: Linux stops it and uses the single-shot one, so stopping it is a
+ * success.
  */
 long do_vcpu_op(uint64_t cmd, uint64_t vcpuid, uint64_t arg, uint64_t a4, uint64_t a5)
 {
+    struct vcpu *v;
+    bool self;
+
     (void)a4, (void)a5;
-    if (vcpuid != 0)
+    if (vcpuid >= host_nr_vcpus)
         return -XEN_ENOENT;
+    v = vcpu_of((unsigned)vcpuid);
+    self = v == current;
     switch (cmd) {
     case VCPUOP_initialise:
-        return -XEN_EEXIST;
+        return v->state != VCPU_OFF ? -XEN_EEXIST : vcpu_context_load(v, arg);
     case VCPUOP_up:
-        return 0;
+        return bring_up(v);
     case VCPUOP_down:
-        launcher_request(PERCH_REQ_SHUTDOWN, SHUTDOWN_poweroff);
-        return 0;
+        return self ? take_down() : -XEN_EINVAL;
     case VCPUOP_is_up:
-        return 1;
+        return v->state == VCPU_UP;
     case VCPUOP_get_runstate_info:
-        return get_runstate(arg);
+        return get_runstate(v, arg);
     case VCPUOP_register_runstate_memory_area:
-        return register_runstate(arg);
+        return register_runstate(v, arg);
     case VCPUOP_stop_periodic_timer:
         return 0;
     case VCPUOP_set_singleshot_timer:
-        return set_singleshot(arg);
+        return self ? set_singleshot(arg) : -XEN_EINVAL;
     case VCPUOP_stop_singleshot_timer:
+        if (!self)
+            return -XEN_EINVAL;
         time_stop_guest_timer();
         return 0;
     case VCPUOP_register_vcpu_info:
-        return register_vcpu_info(arg);
+        return register_vcpu_info(v, arg);
     default:
         return -XEN_ENOSYS;
     }

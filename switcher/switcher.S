@@ -93,16 +93,21 @@ gate_read_cr2:
  * on an IDT of ring-0 gates whose stubs put the kernel IDT back. sti takes
  * effect after hlt starts, so no wake-up is lost. The interrupt's frame
  * shows the vCPU's SW_HALT_WAKE_RIP; the Host then resumes gate_halt's
- * caller. First in the code, so that its address is fixed.
+ * caller. First in the code, so that its address is fixed. The
+ * interrupt that ends a sleep may come before it starts, while the Host
+ * decides to sleep: it set the wake slot, and the gate returns at once.
  */
     .global halt_wake
 halt_code:
+    cmpq $0, sw_wake_slot(%rip)     /* an interrupt came since the Host */
+    jne 1f                          /* looked: no sleep */
     lidt sw_halt_idtr(%rip)
     .org SW_HALT_WAKE_RIP - SW_CODE_VA - 2, 0x90
     sti
     hlt
 halt_wake:
     ud2                             /* the wake-up never returns here */
+1:  iretq
 
 /* ---- One stub per vector, STUB_STRIDE bytes apart ---- */
     .balign STUB_STRIDE

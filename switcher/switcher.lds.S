@@ -18,6 +18,7 @@ sw_handoff = SW_HANDOFF_VA;
 sw_user_rax_slot = SW_USER_RAX_SLOT;
 sw_cr2_slot = SW_CR2_SLOT;
 sw_kernel_cr3_slot = SW_KERNEL_CR3_SLOT;
+sw_wake_slot = SW_WAKE_SLOT;
 sw_kernel_idtr = SW_KERNEL_IDTR;
 sw_halt_idtr = SW_HALT_IDTR;
 

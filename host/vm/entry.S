@@ -30,6 +30,7 @@
  * in its vCPU's area and takes its vCPU's stack; the rest is shared. The
  * first instruction is 7 bytes for every vCPU: host/gdb.c steps past it.
  */
+    .balign SYSCALL_ENTRY_STRIDE     /* vCPU i's entry is i strides on */
     .global host_syscall_entry
 /* tour syscall.7: the guest kernel's iret is a hypercall: `syscall` at CPL3 jumps here, no trap */
 /* tour multicall.1: every hypercall arrives here the same way: registers saved, host_hypercall */
@@ -284,6 +285,7 @@ resume_native:
     popfq
     jmp *5 * 8(%rsp)
 
+    .balign NATIVE_TAIL_STRIDE       /* vCPU i's tail is i strides on */
     .global host_native_tails
 host_native_tails:
     .set cpu, 0

@@ -7,6 +7,7 @@
 #include "../env.h"
 #include "../host.h"
 #include "../time.h"
+#include "../vcpu.h"
 
 #define APIC_TPR     0x080
 #define APIC_EOI     0x0b0
@@ -15,8 +16,6 @@
 #define APIC_TIMER_INIT 0x380
 #define APIC_TIMER_DIV 0x3e0
 #define APIC_MAX_COUNT 0xffffffffull
-
-static uint64_t armed_deadline;   /* 0: not armed */
 
 static void apic_write(unsigned reg, uint32_t value)
 {
@@ -42,35 +41,63 @@ static void program(uint64_t deadline)
 
 void env_timer_arm(uint64_t deadline_ns)
 {
-    armed_deadline = deadline_ns ? deadline_ns : 1;
-    program(armed_deadline);
+    current->timer.armed = deadline_ns ? deadline_ns : 1;
+    program(current->timer.armed);
 }
 
 void env_timer_cancel(void)
 {
-    armed_deadline = 0;
+    current->timer.armed = 0;
     apic_write(APIC_TIMER_INIT, 0);
 }
 
 void env_interrupt_ack(void)
 {
     apic_write(APIC_EOI, 0);
+    *(volatile uint64_t *)this_cpu_va(SW_WAKE_SLOT) = 1;
+}
+
+void env_wake_clear(void)
+{
+    *(volatile uint64_t *)this_cpu_va(SW_WAKE_SLOT) = 0;
+}
+
+/*
+ * A fixed interrupt to another vCPU (APIC ID = vCPU id): the high word,
+ * then the low one, which sends. An interrupt between the two on this
+ * vCPU may send one of its own and change the high word: then send again
+ * (one IPI too many is harmless, one sent elsewhere is not).
+ */
+#define APIC_ICR_LOW  0x300
+#define APIC_ICR_HIGH 0x310
+
+void env_send_ipi(unsigned cpu, unsigned vector)
+{
+    volatile unsigned *seq = &current->ipi_seq;
+    unsigned before;
+
+    do {
+        *seq = *seq + 1;
+        before = *seq;
+        apic_write(APIC_ICR_HIGH, cpu << 24);
+        apic_write(APIC_ICR_LOW, vector);
+    } while (*seq != before);
 }
 
 bool env_timer_due(void)
 {
-    if (!armed_deadline)
+    if (!current->timer.armed)
         return false;
-    if (time_now_ns() < armed_deadline) {
-        program(armed_deadline);
+    if (time_now_ns() < current->timer.armed) {
+        program(current->timer.armed);
         return false;
     }
-    armed_deadline = 0;
+    current->timer.armed = 0;
     return true;
 }
 
 void env_timer_nudge(uint64_t delay_ns)
 {
-    if (!armed_deadline || armed_deadline > time_now_ns() + delay_ns)
+    if (!current->timer.armed || current->timer.armed > time_now_ns() + delay_ns)
         apic_write(APIC_TIMER_INIT, delay_ns);
 }

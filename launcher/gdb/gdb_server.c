@@ -139,7 +139,7 @@ enum gdb_verdict gdb_stopped(struct gdb *g, uint32_t why)
     if (g->state != GDB_STOPPED) {
         /* The guest's x87 and SSE registers are the vCPU's: the Host
          * never touches them. Only this thread may ask KVM. */
-        g->target.has_fpu = kvm_vcpu_fpu(g->vm, &g->target.fpu) == 0;
+        g->target.has_fpu = kvm_vcpu_fpu(&g->vm->vcpus[0], &g->target.fpu) == 0;
         g->state = GDB_STOPPED;
         g->why = why;
         post(g->wake_fd);

@@ -4,9 +4,10 @@
  *   2. lay out machine memory: perch's private frames, then the guest's;
  *   3. build the hole (Switcher, Host, M2P, alias) and the PV domain, and
  *      put the hole into the guest's first L4;
- *   4. create the VM over that memory, wire the console doorbell, set the
- *      vCPU at the kernel's entry, at CPL3;
- *   5. run until the guest ends, then report.
+ *   4. create the VM over that memory, wire the console doorbell, start
+ *      every vCPU in the Host, at CPL3 (the first enters the kernel, the
+ *      others wait for the guest to bring them up);
+ *   5. run until the guest ends, one thread per vCPU, then report.
  */
 #include "launch.h"
 
@@ -33,6 +34,7 @@
 #include "../gdb/gdb.h"
 #include "../vm/lines.h"
 #include "../net/net_link.h"
+#include "secondary_vcpus.h"
 #include "vcpu_loop.h"
 #include "../vm/sandbox.h"
 #include "stats.h"
@@ -68,6 +70,7 @@ struct launch {
     pthread_t symbols_reader;
     struct gdb gdb;               /* --gdb's server, listening before the VM */
     bool has_gdb;
+    unsigned nr_cpus;             /* --cpus */
 };
 
 /* With no KERNEL: Debian's cloud kernel from perch's cache (fetched once). */
@@ -206,10 +209,10 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
         .store_evtchn = has_devices(l) ? PERCH_XENSTORE_PORT : 0,
     };
 
-    if (guest_memory_init(&l->gm, hole_private_frames(nr_pages, 1), nr_pages))
+    if (guest_memory_init(&l->gm, hole_private_frames(nr_pages, l->nr_cpus), nr_pages))
         return fail(e, "cannot reserve %lu MiB for the guest", o->mem_mib);
     vm_images_get(&images);
-    if (hole_build(&l->gm, &images, 1, !(o->optimizations_off & PERCH_OPT_CPL3_EVENTS),
+    if (hole_build(&l->gm, &images, l->nr_cpus, !(o->optimizations_off & PERCH_OPT_CPL3_EVENTS),
                    &l->hole, e))
         return -1;
     cfg.shared_info_mfn = l->hole.shared_info_mfn;
@@ -286,22 +289,29 @@ static void prepare_gdb(struct launch *l)
                 l->syms_named ? &l->syms : NULL);
 }
 
-static int start_vm(struct launch *l, const struct options *o, struct error *e)
+/* vCPU `cpu` starts in the Host on its own stack and tables; the first on
+ * the guest's boot L4, the others on perch's own (boot.secondary_cr3). */
+static int boot_vcpu(struct launch *l, unsigned cpu, struct error *e)
 {
     struct vcpu_boot boot = {
-        .rip = l->hole.boot_entry,   /* the Host starts, then enters the guest */
-        .rsp = HOST_CPU_EXC_TOP,     /* on its stack for vCPU 0 */
+        .rip = l->hole.boot_entry,
+        .rsp = PERCH_CPU_VA(HOST_CPU_EXC_TOP, cpu),
         .rflags = 0x202,   /* real IF on; the guest's virtual IF is its upcall mask */
-        .cr3 = l->layout.l4_mfn << PAGE_SHIFT,
-        .gdt_base = SW_GDT_VA,
-        .idt_base = SW_IDT_VA,
-        .tss_base = SW_TSS_VA,
+        .cr3 = (cpu ? l->hole.template_l4_mfn : l->layout.l4_mfn) << PAGE_SHIFT,
+        .gdt_base = PERCH_CPU_VA(SW_GDT_VA, cpu),
+        .idt_base = PERCH_CPU_VA(SW_IDT_VA, cpu),
+        .tss_base = PERCH_CPU_VA(SW_TSS_VA, cpu),
         .cs = FLAT_KERNEL_CS64,
         .ss = FLAT_KERNEL_SS64,
         .tss_selector = SW_TSS_SEL,
-        .lstar = l->hole.lstar,
+        .lstar = l->hole.lstar + cpu * l->hole.lstar_stride,
     };
 
+    return kvm_vcpu_boot(&l->vm.vcpus[cpu], &boot, e);
+}
+
+static int start_vm(struct launch *l, const struct options *o, struct error *e)
+{
     struct timespec now;
 
     clock_gettime(CLOCK_REALTIME, &now);
@@ -315,7 +325,8 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     describe_kernel(l, o->kernel);
     l->hole.shared->boot.console_port = PERCH_CONSOLE_PORT;
     l->hole.shared->boot.xenstore_port = has_devices(l) ? PERCH_XENSTORE_PORT : 0;
-    if (kvm_vm_create(&l->vm, &l->gm, e) ||
+    l->hole.shared->boot.secondary_cr3 = l->hole.template_l4_mfn << PAGE_SHIFT;
+    if (kvm_vm_create(&l->vm, &l->gm, l->nr_cpus, e) ||
         kvm_doorbell(&l->vm, l->hole.doorbell_gpa + PERCH_CONSOLE_DOORBELL,
                      &l->doorbell_fd, e) ||
         kvm_doorbell(&l->vm, l->hole.doorbell_gpa + PERCH_DEVICE_DOORBELL,
@@ -324,7 +335,10 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     /* The guest's TSC starts near 0 with the vCPU: wall clock at TSC 0. */
     l->hole.shared->boot.tsc_khz = kvm_tsc_khz(&l->vm);
     l->hole.shared->boot.wallclock_ns = now.tv_sec * 1000000000ull + now.tv_nsec;
-    return kvm_vcpu_boot(&l->vm, &boot, e);
+    for (unsigned cpu = 0; cpu < l->nr_cpus; cpu++)
+        if (boot_vcpu(l, cpu, e))
+            return -1;
+    return 0;
 }
 
 /* The console back end's way to tell the guest there is input. */
@@ -371,7 +385,7 @@ static int start_console(struct launch *l, struct console *c, bool sandbox,
         .keys = tty == 1,
         .notify_guest = notify_console,
         .notify_arg = l,
-        .vcpu_immediate_exit = &l->vm.run->immediate_exit,
+        .vcpu_immediate_exit = &l->vm.vcpus[0].run->immediate_exit,
         .sandbox = sandbox,
     };
 
@@ -393,7 +407,8 @@ struct run_phase {
     struct launch *l;
     bool sandbox;
     struct console console;
-    struct guest_run run;
+    struct guest_run run;            /* vCPU 0's */
+    struct secondary_vcpus *others;  /* the rest's */
     struct error e;
     int status;
 };
@@ -409,7 +424,7 @@ static int start_devices(struct launch *l, bool sandbox, struct error *e)
         .grant_nr_frames = (uint32_t)l->hole.grant_nr_frames,
         .disks = l->disks, .nr_disks = l->nr_disks, .link = l->link,
         .memory_kib = l->gm.nr_pages * (PAGE_SIZE / 1024),
-        .vcpu_immediate_exit = &l->vm.run->immediate_exit,
+        .vcpu_immediate_exit = &l->vm.vcpus[0].run->immediate_exit,
         .sandbox = sandbox,
     };
 
@@ -456,8 +471,7 @@ static int run_guest(struct run_phase *p)
     if (start_console(p->l, &p->console, p->sandbox, &p->e))
         return STATUS_ERROR;
     if ((p->l->has_gdb && gdb_start(&p->l->gdb, p->sandbox, &p->e)) ||
-        start_devices(p->l, p->sandbox, &p->e) ||
-        (p->sandbox && sandbox_enter(0, &p->e))) {
+        start_devices(p->l, p->sandbox, &p->e)) {
         stop_gdb(p, STATUS_ERROR);
         stop_devices(p->l, STATUS_ERROR, &p->e);
         console_stop(&p->console);
@@ -465,7 +479,15 @@ static int run_guest(struct run_phase *p)
     }
     p->run.devices = p->l->devices;
     p->run.gdb = p->l->has_gdb ? &p->l->gdb : NULL;
-    status = guest_run(&p->run, &p->e);
+    /* The others' threads start before this one's sandbox, which forbids
+     * new threads; each enters its own. */
+    if (secondary_vcpus_start(p->others, &p->run, p->l->nr_cpus, p->sandbox, &p->e))
+        status = STATUS_ERROR;
+    else if (p->sandbox && sandbox_enter(0, &p->e))
+        status = secondary_vcpus_finish(p->others, &p->run, STATUS_ERROR, &p->e);
+    else
+        status = secondary_vcpus_finish(p->others, &p->run, guest_run(&p->run, &p->e),
+                                        &p->e);
     status = stop_devices(p->l, status, &p->e);
     /* A ring the guest corrupted on its way out still breaks the rules. */
     if (console_stop(&p->console) && status != STATUS_GUEST_STOPPED) {
@@ -567,6 +589,7 @@ int launch_with(const struct options *o, const struct launch_io *io,
     struct launch l;
     struct options chosen;
     struct run_phase p;
+    struct secondary_vcpus *others = NULL;
     struct sigaction ignore = { .sa_handler = SIG_IGN }, old_pipe;
     int status = STATUS_ERROR, stopped;
 
@@ -574,8 +597,20 @@ int launch_with(const struct options *o, const struct launch_io *io,
     l.doorbell_fd = l.device_doorbell_fd = -1;
     l.io = io;
     l.stats = &p.run.stats;
-    l.vm.kvm_fd = l.vm.vm_fd = l.vm.vcpu_fd = -1;
+    l.nr_cpus = o->cpus ? o->cpus : 1;
+    kvm_vm_init(&l.vm);
     sigaction(SIGPIPE, NULL, &old_pipe);   /* restored at the end */
+    /* gdb's server knows one vCPU's registers and stops one vCPU. */
+    if (o->gdb_port && l.nr_cpus > 1) {
+        fail(e, "--gdb debugs a guest of one vCPU: leave out --cpus");
+        status = STATUS_USAGE;
+        goto out;
+    }
+    others = calloc(1, sizeof(*others));
+    if (!others) {
+        fail(e, "out of memory");
+        goto out;
+    }
     /* First: a port in use is a mistake on the command line. */
     if (o->gdb_port) {
         l.has_gdb = true;
@@ -594,9 +629,9 @@ int launch_with(const struct options *o, const struct launch_io *io,
     guest_run_signals();
     /* Before the console starts: its marks read run.stats. */
     p = (struct run_phase){
-        .l = &l, .sandbox = !o->no_sandbox,
-        .run = { .vm = &l.vm, .hole = &l.hole, .console = &p.console,
-                 .stats.tsc_khz = kvm_tsc_khz(&l.vm) },
+        .l = &l, .sandbox = !o->no_sandbox, .others = others,
+        .run = { .vm = &l.vm, .vcpu = &l.vm.vcpus[0], .hole = &l.hole,
+                 .console = &p.console, .stats.tsc_khz = kvm_tsc_khz(&l.vm) },
     };
     status = run_on_vcpu_thread(&p, e);
     stopped = status;
@@ -611,6 +646,7 @@ int launch_with(const struct options *o, const struct launch_io *io,
         stats_print_card(stderr, &l.devices->vif.netif.counts);
 out:
     release(&l);
+    free(others);
     sigaction(SIGPIPE, &old_pipe, NULL);
     return status;
 }

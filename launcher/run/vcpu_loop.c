@@ -81,10 +81,52 @@ static int threads_verdict(struct guest_run *r, struct error *e)
     return status;
 }
 
-/* Must the run end, for a stop signal or a thread's verdict? Its status,
- * or -1 to go on. */
+void vcpu_group_init(struct vcpu_group *g, unsigned nr)
+{
+    memset(g, 0, sizeof(*g));
+    pthread_mutex_init(&g->lock, NULL);
+    g->nr = nr;
+}
+
+void vcpu_group_join(struct vcpu_group *g, unsigned i, pthread_t thread,
+                     struct kvm_vcpu *vcpu)
+{
+    g->member[i].thread = thread;
+    g->member[i].immediate_exit = &vcpu->run->immediate_exit;
+}
+
+/* The first run to end says how the guest ended; every other vCPU is
+ * kicked out of KVM_RUN (immediate_exit for one about to enter it). */
+void vcpu_group_end(struct guest_run *r, int status, const struct error *e)
+{
+    struct vcpu_group *g = r->group;
+    bool first;
+
+    pthread_mutex_lock(&g->lock);
+    first = !atomic_load(&g->over);
+    if (first) {
+        g->status = status;
+        g->e = *e;
+        g->where = r->where;
+        atomic_store(&g->over, true);
+    }
+    pthread_mutex_unlock(&g->lock);
+    if (!first)
+        return;
+    for (unsigned i = 0; i < g->nr; i++) {
+        if (i == r->vcpu->id || !g->member[i].immediate_exit)
+            continue;
+        __atomic_store_n(g->member[i].immediate_exit, 1, __ATOMIC_SEQ_CST);
+        pthread_kill(g->member[i].thread, SIGUSR1);
+    }
+}
+
+/* Must the run end, for a stop signal, a thread's verdict or another vCPU's
+ * end? Its status, or -1 to go on. */
 static int run_must_end(struct guest_run *r, struct error *e)
 {
+    if (r->group && atomic_load(&r->group->over))
+        return GUEST_RUN_ENDED_ELSEWHERE;
     if (stop_signal) {
         fail(e, "stopped by %s", strsignal(stop_signal));
         return STATUS_INTERRUPTED;
@@ -165,13 +207,13 @@ static int handle_request(struct guest_run *r, struct error *e)
 /* The vCPU stopped where KVM's registers say: the crash line names it. */
 static int vcpu_stopped(struct guest_run *r)
 {
-    crash_line_from_vcpu(&r->where, kvm_vcpu_rip(r->vm), STATUS_GUEST_STOPPED);
+    crash_line_from_vcpu(&r->where, kvm_vcpu_rip(r->vcpu), STATUS_GUEST_STOPPED);
     return STATUS_GUEST_STOPPED;
 }
 
 static int handle_io(struct guest_run *r, struct error *e)
 {
-    struct kvm_run *run = r->vm->run;
+    struct kvm_run *run = r->vcpu->run;
 
     if (run->io.direction == KVM_EXIT_IO_OUT && run->io.port == PERCH_EXIT_PORT)
         return handle_request(r, e);
@@ -189,7 +231,7 @@ static int handle_io(struct guest_run *r, struct error *e)
 /* Returns -1 to keep running, else the exit status. */
 static int handle_exit(struct guest_run *r, struct error *e)
 {
-    struct kvm_run *run = r->vm->run;
+    struct kvm_run *run = r->vcpu->run;
 
     switch (run->exit_reason) {
     case KVM_EXIT_IO:
@@ -221,22 +263,22 @@ static int handle_exit(struct guest_run *r, struct error *e)
     return vcpu_stopped(r);
 }
 
-int guest_run(struct guest_run *r, struct error *e)
+static int run_loop(struct guest_run *r, struct error *e)
 {
     for (;;) {
         /* A signal may have come between two exits, where KVM_RUN would
          * not see it: check at every turn. */
         int status = run_must_end(r, e), rc;
 
-        if (status >= 0)
+        if (status != -1)
             return status;
-        rc = kvm_vcpu_run(r->vm, e);
+        rc = kvm_vcpu_run(r->vcpu, e);
         if (rc < 0)
             return STATUS_ERROR;
         if (rc > 0) {
             r->stats.exits[EXIT_SIGNAL]++;
             status = run_must_end(r, e);
-            if (status >= 0)
+            if (status != -1)
                 return status;
             continue;
         }
@@ -244,4 +286,13 @@ int guest_run(struct guest_run *r, struct error *e)
         if (status >= 0)
             return status;
     }
+}
+
+int guest_run(struct guest_run *r, struct error *e)
+{
+    int status = run_loop(r, e);
+
+    if (r->group && status != GUEST_RUN_ENDED_ELSEWHERE)
+        vcpu_group_end(r, status, e);
+    return status;
 }

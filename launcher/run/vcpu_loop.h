@@ -6,6 +6,8 @@
 #ifndef PERCH_VCPU_LOOP_H
 #define PERCH_VCPU_LOOP_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "../console/console.h"
@@ -33,8 +35,28 @@ struct run_stats {
     uint32_t tsc_khz;         /* to turn the guest's TSC readings into time */
 };
 
+/*
+ * The vCPUs of one guest, each running guest_run on a thread of its own:
+ * the first to end the run says how (its status, message and place), and
+ * the others are kicked out of KVM_RUN and end too.
+ */
+struct vcpu_group {
+    pthread_mutex_t lock;
+    atomic_bool over;
+    int status;
+    struct error e;
+    struct guest_where where;
+    unsigned nr;
+    struct {
+        pthread_t thread;
+        volatile uint8_t *immediate_exit;
+    } member[PERCH_MAX_VCPUS];
+};
+
 struct guest_run {
     struct kvm_vm *vm;
+    struct kvm_vcpu *vcpu;         /* the one this run drives */
+    struct vcpu_group *group;      /* NULL: the guest's only vCPU */
     struct hole *hole;
     struct console *console;
     struct devices *devices;   /* NULL: none */
@@ -44,8 +66,20 @@ struct guest_run {
 };
 
 /* Run until the guest ends; returns perch's exit status (status.h) and, for
- * anything but a clean end, puts the reason in e. */
+ * anything but a clean end, puts the reason in e. In a group, a run that
+ * another vCPU ended returns GUEST_RUN_ENDED_ELSEWHERE: the group says how. */
+#define GUEST_RUN_ENDED_ELSEWHERE (-2)
 int guest_run(struct guest_run *r, struct error *e);
+
+/* Before the vCPUs' threads start: vCPU i's thread and run area. */
+void vcpu_group_init(struct vcpu_group *g, unsigned nr);
+void vcpu_group_join(struct vcpu_group *g, unsigned i, pthread_t thread,
+                     struct kvm_vcpu *vcpu);
+
+/* r's vCPU ends the run with status (e): if it is the first to, the group
+ * records how and kicks every other vCPU out of KVM_RUN. guest_run does
+ * this itself; a vCPU's thread that could not run calls it. */
+void vcpu_group_end(struct guest_run *r, int status, const struct error *e);
 
 /* Make SIGINT/SIGTERM stop the guest and SIGUSR1 interrupt KVM_RUN. */
 void guest_run_signals(void);

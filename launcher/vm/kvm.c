@@ -20,6 +20,7 @@
 #define MSR_FS_BASE       0xc0000100
 #define MSR_GS_BASE       0xc0000101
 #define MSR_KERNEL_GS_BASE 0xc0000102
+#define MSR_TSC_AUX       0xc0000103
 
 
 static int open_kvm(struct kvm_vm *vm, struct error *e)
@@ -56,26 +57,32 @@ static int add_memory(struct kvm_vm *vm, const struct guest_memory *gm,
     return 0;
 }
 
-static int create_vcpu(struct kvm_vm *vm, struct error *e)
+/* With the in-kernel irqchip every vCPU but the boot one would wait for
+ * an INIT and a SIPI: perch's start them all at once, in the Host. */
+static int create_vcpu(struct kvm_vm *vm, struct kvm_vcpu *v, unsigned id,
+                       struct error *e)
 {
+    struct kvm_mp_state runnable = { .mp_state = KVM_MP_STATE_RUNNABLE };
     long bytes;
 
-    vm->vcpu_fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, 0);
-    if (vm->vcpu_fd < 0)
-        return fail(e, "KVM_CREATE_VCPU: %s", strerror(errno));
+    v->id = id;
+    v->fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, id);
+    if (v->fd < 0)
+        return fail(e, "KVM_CREATE_VCPU %u: %s", id, strerror(errno));
     bytes = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
     if (bytes < (long)sizeof(struct kvm_run))
         return fail(e, "KVM_GET_VCPU_MMAP_SIZE: %s", strerror(errno));
-    vm->run = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-                   vm->vcpu_fd, 0);
-    if (vm->run == MAP_FAILED) {
-        vm->run = NULL;
-        return fail(e, "mmap of the vCPU's run area: %s", strerror(errno));
+    v->run = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, v->fd, 0);
+    if (v->run == MAP_FAILED) {
+        v->run = NULL;
+        return fail(e, "mmap of vCPU %u's run area: %s", id, strerror(errno));
     }
-    vm->run_bytes = bytes;
-    vm->sync_regs = ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SYNC_REGS) > 0;
-    if (vm->sync_regs)
-        vm->run->kvm_valid_regs = KVM_SYNC_X86_REGS;
+    v->run_bytes = bytes;
+    v->sync_regs = ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SYNC_REGS) > 0;
+    if (v->sync_regs)
+        v->run->kvm_valid_regs = KVM_SYNC_X86_REGS;
+    if (id && ioctl(v->fd, KVM_SET_MP_STATE, &runnable) < 0)
+        return fail(e, "KVM_SET_MP_STATE for vCPU %u: %s", id, strerror(errno));
     return 0;
 }
 
@@ -120,7 +127,7 @@ void kvm_cpuid_hide_unsaved_state(struct kvm_cpuid2 *cpuid)
  * so there well-behaved programs leave PKRU and AMX alone. It does not
  * stop an instruction.
  */
-static int set_cpuid(struct kvm_vm *vm, struct error *e)
+static int set_cpuid(struct kvm_vm *vm, struct kvm_vcpu *v, struct error *e)
 {
     int n = 256;
     struct kvm_cpuid2 *cpuid = calloc(1, sizeof(*cpuid) +
@@ -134,17 +141,24 @@ static int set_cpuid(struct kvm_vm *vm, struct error *e)
         rc = fail(e, "KVM_GET_SUPPORTED_CPUID: %s", strerror(errno));
     else
         kvm_cpuid_hide_unsaved_state(cpuid);
-    if (!rc && ioctl(vm->vcpu_fd, KVM_SET_CPUID2, cpuid) < 0)
+    if (!rc && ioctl(v->fd, KVM_SET_CPUID2, cpuid) < 0)
         rc = fail(e, "setting the vCPU's CPUID: %s", strerror(errno));
     free(cpuid);
     return rc;
 }
 
-int kvm_vm_create(struct kvm_vm *vm, const struct guest_memory *gm,
-                  struct error *e)
+void kvm_vm_init(struct kvm_vm *vm)
 {
     memset(vm, 0, sizeof(*vm));
-    vm->kvm_fd = vm->vm_fd = vm->vcpu_fd = -1;
+    vm->kvm_fd = vm->vm_fd = -1;
+}
+
+int kvm_vm_create(struct kvm_vm *vm, const struct guest_memory *gm,
+                  unsigned nr_vcpus, struct error *e)
+{
+    kvm_vm_init(vm);
+    if (nr_vcpus < 1 || nr_vcpus > PERCH_MAX_VCPUS)
+        return fail(e, "internal: %u vCPUs", nr_vcpus);
     if (open_kvm(vm, e))
         return -1;
     vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
@@ -154,23 +168,32 @@ int kvm_vm_create(struct kvm_vm *vm, const struct guest_memory *gm,
      * and `hlt` with an interrupt pending is handled without an exit. */
     if (ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0) < 0)
         return fail(e, "KVM_CREATE_IRQCHIP: %s", strerror(errno));
-    if (add_memory(vm, gm, e) || create_vcpu(vm, e) || set_cpuid(vm, e))
+    if (add_memory(vm, gm, e))
         return -1;
+    for (unsigned i = 0; i < nr_vcpus; i++) {
+        vm->vcpus[i].fd = -1;
+        vm->nr_vcpus = i + 1;
+        if (create_vcpu(vm, &vm->vcpus[i], i, e) || set_cpuid(vm, &vm->vcpus[i], e))
+            return -1;
+    }
     return 0;
 }
 
 void kvm_vm_destroy(struct kvm_vm *vm)
 {
-    if (vm->run)
-        munmap(vm->run, vm->run_bytes);
-    if (vm->vcpu_fd >= 0)
-        close(vm->vcpu_fd);
+    for (unsigned i = 0; i < vm->nr_vcpus; i++) {
+        struct kvm_vcpu *v = &vm->vcpus[i];
+
+        if (v->run)
+            munmap(v->run, v->run_bytes);
+        if (v->fd >= 0)
+            close(v->fd);
+    }
     if (vm->vm_fd >= 0)
         close(vm->vm_fd);
     if (vm->kvm_fd >= 0)
         close(vm->kvm_fd);
-    vm->run = NULL;
-    vm->kvm_fd = vm->vm_fd = vm->vcpu_fd = -1;
+    kvm_vm_init(vm);
 }
 
 int kvm_doorbell(struct kvm_vm *vm, uint64_t gpa, int *fd, struct error *e)
@@ -196,13 +219,13 @@ static struct kvm_segment flat_segment(uint16_t selector, bool code)
     return s;
 }
 
-static int set_sregs(struct kvm_vm *vm, const struct vcpu_boot *b,
+static int set_sregs(struct kvm_vcpu *vm, const struct vcpu_boot *b,
                      struct error *e)
 {
     struct kvm_sregs s;
     struct kvm_segment null_seg = { .unusable = 1 };
 
-    if (ioctl(vm->vcpu_fd, KVM_GET_SREGS, &s) < 0)
+    if (ioctl(vm->fd, KVM_GET_SREGS, &s) < 0)
         return fail(e, "KVM_GET_SREGS: %s", strerror(errno));
     s.cs = flat_segment(b->cs, true);
     s.ss = flat_segment(b->ss, false);
@@ -220,7 +243,7 @@ static int set_sregs(struct kvm_vm *vm, const struct vcpu_boot *b,
     s.cr3 = b->cr3;
     s.cr4 = PERCH_VCPU_CR4;
     s.efer = PERCH_VCPU_EFER;
-    if (ioctl(vm->vcpu_fd, KVM_SET_SREGS, &s) < 0)
+    if (ioctl(vm->fd, KVM_SET_SREGS, &s) < 0)
         return fail(e, "KVM_SET_SREGS: %s", strerror(errno));
     return 0;
 }
@@ -230,14 +253,14 @@ static int set_sregs(struct kvm_vm *vm, const struct vcpu_boot *b,
  * keeps the interrupt flag as it was. STAR names the ring-0 selectors for
  * completeness and the flat user selectors for sysret.
  */
-static int set_msrs(struct kvm_vm *vm, const struct vcpu_boot *b,
+static int set_msrs(struct kvm_vcpu *vm, const struct vcpu_boot *b,
                     struct error *e)
 {
     struct {
         struct kvm_msrs head;
-        struct kvm_msr_entry entries[7];
-    } m = { .head.nmsrs = 7 };
-    const struct kvm_msr_entry values[7] = {
+        struct kvm_msr_entry entries[8];
+    } m = { .head.nmsrs = 8 };
+    const struct kvm_msr_entry values[8] = {
         { .index = MSR_STAR,
           .data = ((uint64_t)(FLAT_RING3_CS32) << 48) | (0xe008ull << 32) },
         { .index = MSR_LSTAR, .data = b->lstar },
@@ -246,15 +269,16 @@ static int set_msrs(struct kvm_vm *vm, const struct vcpu_boot *b,
         { .index = MSR_FS_BASE, .data = 0 },
         { .index = MSR_GS_BASE, .data = 0 },
         { .index = MSR_KERNEL_GS_BASE, .data = 0 },
+        { .index = MSR_TSC_AUX, .data = vm->id },
     };
 
     memcpy(m.entries, values, sizeof(values));
-    if (ioctl(vm->vcpu_fd, KVM_SET_MSRS, &m) != 7)
+    if (ioctl(vm->fd, KVM_SET_MSRS, &m) != 8)
         return fail(e, "KVM_SET_MSRS: the vCPU refused a syscall MSR");
     return 0;
 }
 
-int kvm_vcpu_boot(struct kvm_vm *vm, const struct vcpu_boot *boot,
+int kvm_vcpu_boot(struct kvm_vcpu *vm, const struct vcpu_boot *boot,
                   struct error *e)
 {
     struct kvm_regs regs = {
@@ -264,14 +288,14 @@ int kvm_vcpu_boot(struct kvm_vm *vm, const struct vcpu_boot *boot,
 
     if (set_sregs(vm, boot, e) || set_msrs(vm, boot, e))
         return -1;
-    if (ioctl(vm->vcpu_fd, KVM_SET_REGS, &regs) < 0)
+    if (ioctl(vm->fd, KVM_SET_REGS, &regs) < 0)
         return fail(e, "KVM_SET_REGS: %s", strerror(errno));
     return 0;
 }
 
-int kvm_vcpu_run(struct kvm_vm *vm, struct error *e)
+int kvm_vcpu_run(struct kvm_vcpu *vcpu, struct error *e)
 {
-    if (ioctl(vm->vcpu_fd, KVM_RUN, 0) == 0)
+    if (ioctl(vcpu->fd, KVM_RUN, 0) == 0)
         return 0;
     if (errno == EINTR || errno == EAGAIN)
         return 1;
@@ -280,12 +304,12 @@ int kvm_vcpu_run(struct kvm_vm *vm, struct error *e)
 
 /* The legacy area's layout (SDM vol. 1, "FXSAVE"), which KVM fills with
  * the init values of a component the guest left in its init state. */
-int kvm_vcpu_fpu(struct kvm_vm *vm, struct kvm_fpu *fpu)
+int kvm_vcpu_fpu(struct kvm_vcpu *vm, struct kvm_fpu *fpu)
 {
     static struct kvm_xsave x;   /* 4 KiB; the vCPU thread's alone */
     const uint8_t *a = (const uint8_t *)x.region;
 
-    if (ioctl(vm->vcpu_fd, KVM_GET_XSAVE, &x) < 0)
+    if (ioctl(vm->fd, KVM_GET_XSAVE, &x) < 0)
         return -1;
     memset(fpu, 0, sizeof(*fpu));
     memcpy(&fpu->fcw, a + 0, 2);
@@ -300,13 +324,13 @@ int kvm_vcpu_fpu(struct kvm_vm *vm, struct kvm_fpu *fpu)
     return 0;
 }
 
-uint64_t kvm_vcpu_rip(struct kvm_vm *vm)
+uint64_t kvm_vcpu_rip(struct kvm_vcpu *vm)
 {
     struct kvm_regs regs;
 
     if (vm->sync_regs)
         return vm->run->s.regs.regs.rip;
-    if (ioctl(vm->vcpu_fd, KVM_GET_REGS, &regs) < 0)
+    if (ioctl(vm->fd, KVM_GET_REGS, &regs) < 0)
         return 0;
     return regs.rip;
 }
@@ -325,7 +349,7 @@ int kvm_signal_msi(struct kvm_vm *vm, uint8_t vector)
 
 uint32_t kvm_tsc_khz(struct kvm_vm *vm)
 {
-    int khz = ioctl(vm->vcpu_fd, KVM_GET_TSC_KHZ, 0);
+    int khz = ioctl(vm->vcpus[0].fd, KVM_GET_TSC_KHZ, 0);
 
     return khz > 0 ? (uint32_t)khz : 0;
 }

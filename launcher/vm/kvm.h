@@ -1,7 +1,7 @@
 /*
- * The KVM backend: one VM, one memslot, one vCPU in 64-bit long mode that
- * starts at CPL3 in the guest kernel, and the ioctls to run it. Nothing here
- * knows about Xen; vcpu_boot says what the first instruction sees.
+ * The KVM backend: one VM, one memslot, its vCPUs in 64-bit long mode, each
+ * starting at CPL3 in the Host, and the ioctls to run them. Nothing here
+ * knows about Xen; vcpu_boot says what a vCPU's first instruction sees.
  */
 #ifndef PERCH_KVM_H
 #define PERCH_KVM_H
@@ -10,16 +10,23 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../../abi/layout.h"
 #include "../base/error.h"
 #include "guest_memory.h"
+
+struct kvm_vcpu {
+    int fd;
+    unsigned id;             /* KVM's vCPU id, its APIC ID, Xen's vcpu_id */
+    struct kvm_run *run;
+    size_t run_bytes;
+    bool sync_regs;          /* KVM_CAP_SYNC_REGS: registers come with the exit */
+};
 
 struct kvm_vm {
     int kvm_fd;
     int vm_fd;
-    int vcpu_fd;
-    struct kvm_run *run;
-    size_t run_bytes;
-    bool sync_regs;          /* KVM_CAP_SYNC_REGS: registers come with the exit */
+    unsigned nr_vcpus;
+    struct kvm_vcpu vcpus[PERCH_MAX_VCPUS];
 };
 
 /* Clear from a KVM CPUID table the XSAVE state and features perch never
@@ -35,34 +42,39 @@ struct vcpu_boot {
     uint64_t lstar;          /* where `syscall` goes: the Host */
 };
 
-/* Open /dev/kvm, create the VM and its vCPU, add guest memory as slot 0. */
+/* Open /dev/kvm, create the VM and nr_vcpus vCPUs (1 to PERCH_MAX_VCPUS,
+ * all runnable: none waits for a SIPI), add guest memory as slot 0. */
 int kvm_vm_create(struct kvm_vm *vm, const struct guest_memory *gm,
-                  struct error *e);
+                  unsigned nr_vcpus, struct error *e);
+/* Before kvm_vm_create: nothing open, so kvm_vm_destroy does nothing. */
+void kvm_vm_init(struct kvm_vm *vm);
 void kvm_vm_destroy(struct kvm_vm *vm);
 
 /* An eventfd signalled by any 4-byte store to `gpa` (no exit to user space). */
 int kvm_doorbell(struct kvm_vm *vm, uint64_t gpa, int *fd, struct error *e);
 
-int kvm_vcpu_boot(struct kvm_vm *vm, const struct vcpu_boot *boot,
+/* Also sets MSR_TSC_AUX to the vCPU's id, as Linux does for its CPU
+ * number (RDPID and RDTSCP read it in guest processes). */
+int kvm_vcpu_boot(struct kvm_vcpu *vcpu, const struct vcpu_boot *boot,
                   struct error *e);
 
 /* Run until the next exit: 0 on an exit to handle, 1 when a signal
  * interrupted it, -1 with e filled on failure. */
-int kvm_vcpu_run(struct kvm_vm *vm, struct error *e);
+int kvm_vcpu_run(struct kvm_vcpu *vcpu, struct error *e);
 
 /* Inject interrupt `vector` into the vCPU (an MSI to APIC 0 through the
  * in-kernel irqchip; safe from any thread). 0, or -1 if KVM refused it. */
 int kvm_signal_msi(struct kvm_vm *vm, uint8_t vector);
 
-/* The vCPU's TSC rate in kHz (0 if KVM does not say). */
+/* The vCPUs' TSC rate in kHz (0 if KVM does not say). */
 uint32_t kvm_tsc_khz(struct kvm_vm *vm);
 
 /* The vCPU's x87 and SSE state now, in FXSAVE's terms (from
  * KVM_GET_XSAVE's legacy area: KVM_GET_FPU reads MXCSR 0 on these hosts,
  * docs/kvm.md); 0, or -1. */
-int kvm_vcpu_fpu(struct kvm_vm *vm, struct kvm_fpu *fpu);
+int kvm_vcpu_fpu(struct kvm_vcpu *vcpu, struct kvm_fpu *fpu);
 
 /* The vCPU's rip at the last exit, for diagnostics. */
-uint64_t kvm_vcpu_rip(struct kvm_vm *vm);
+uint64_t kvm_vcpu_rip(struct kvm_vcpu *vcpu);
 
 #endif

@@ -88,14 +88,14 @@ static unsigned vector_ist(unsigned v, bool user_view)
 /*
  * Which kernel-view vectors go straight to the Host at CPL3 when CPL3
  * events are on: every exception but int3 (the Host's own way into ring
- * 0) and the fatal NMI, #DF and #MC, and the two interrupts perch raises
- * (timer, back end).
+ * 0) and the fatal NMI, #DF and #MC, and the interrupts perch raises
+ * (timer, back end, another vCPU's IPI).
  */
 static bool cpl3_vector(unsigned v)
 {
     if (v < 32)
         return v != 2 && v != 3 && v != 8 && v != 18;
-    return v == PERCH_TIMER_VECTOR || v == PERCH_BACKEND_VECTOR;
+    return v == PERCH_TIMER_VECTOR || v == PERCH_BACKEND_VECTOR || v == PERCH_IPI_VECTOR;
 }
 
 #define GATE_INTERRUPT 0x8e   /* present, DPL 0, 64-bit interrupt gate: IF off */

@@ -75,7 +75,9 @@ void host_env_reset(uint64_t frames)
     memset(host_env_cpus, 0, sizeof(host_env_cpus));
     for (unsigned i = 0; i < PERCH_MAX_VCPUS; i++)
         host_env_cpus[i].vcpu.id = i;
+    host_env_cpus[0].vcpu.state = VCPU_UP;
     host_env_cpu_now = 0;
+    host_env_ipis = host_env_ipi_cpu = host_env_ipi_vector = 0;
     host_nr_vcpus = 1;
     memset(&where_last, 0, sizeof(where_last));
     current->in_kernel = true;
@@ -472,6 +474,19 @@ __attribute__((weak)) void env_interrupts_init(void)
 __attribute__((weak)) void env_interrupt_ack(void)
 {
     host_env_interrupt_acks++;
+}
+
+unsigned host_env_ipis, host_env_ipi_cpu, host_env_ipi_vector;
+
+__attribute__((weak)) void env_wake_clear(void)
+{
+}
+
+__attribute__((weak)) void env_send_ipi(unsigned cpu, unsigned vector)
+{
+    host_env_ipis++;
+    host_env_ipi_cpu = cpu;
+    host_env_ipi_vector = vector;
 }
 
 __attribute__((weak)) bool env_timer_due(void)

@@ -51,6 +51,8 @@ uint64_t host_env_alloc_frame(void);
  * which one the Host serves now (`current`; 0 after a reset). */
 extern struct host_cpu host_env_cpus[PERCH_MAX_VCPUS];
 extern unsigned host_env_cpu_now;
+/* IPIs sent (env_send_ipi), and the last one's target and vector. */
+extern unsigned host_env_ipis, host_env_ipi_cpu, host_env_ipi_vector;
 
 /* ---- Guest page tables ---------------------------------------------------- */
 

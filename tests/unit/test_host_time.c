@@ -305,7 +305,7 @@ static void wallclock_written_with_version(void)
 
 static long bind_timer(void)
 {
-    return evtchn_state.virq_port[VIRQ_TIMER];
+    return evtchn_state.virq_port[0][VIRQ_TIMER];
 }
 
 /* Bind VIRQ_TIMER the way the guest does, through the hypercall's work. */
@@ -365,7 +365,7 @@ static void guest_sees_deadline_on_drifted_pvclock(void)
     time_set_guest_timer(deadline);
     fake_tsc = tsc;
     time_timer_fired();
-    CHECK(evtchn_port_pending(evtchn_state.virq_port[VIRQ_TIMER]));
+    CHECK(evtchn_port_pending(evtchn_state.virq_port[0][VIRQ_TIMER]));
     CHECK(pvclock_read(&vi0->time, tsc) >= deadline);
 }
 

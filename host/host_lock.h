@@ -1,0 +1,45 @@
+/*
+ * The Host lock: with several vCPUs, one at a time runs the Host's logic.
+ *
+ * The rule every file of host/ relies on: state the vCPUs share (the frame
+ * table and page types of mm.c, the M2P, the grant table, event-channel
+ * bindings and bits, the console ring, the back-end lines, the patch
+ * table, the statistics in perch_shared) is read and written with the
+ * Host lock held. A vCPU's own state (its struct vcpu, its IST pages and
+ * Host stacks, its local APIC) is its own; another vCPU changes it only
+ * with the lock held, and only fields its owner also reads under the
+ * lock. One exception: in_guest, set and cleared by its vCPU alone, read
+ * by any (host/tlb.c's shootdowns), with atomic accesses.
+ *
+ * Every entry into the Host's C code takes the lock (host_enter) and every
+ * way out lets it go (host_leave). An interrupt may enter the Host on top
+ * of a hypercall of the same vCPU, which then already holds the lock, or
+ * spins for it: each entry takes it only if its vCPU does not hold it, and
+ * its way out lets go only what it took (a bit per level: nested entries
+ * leave in the opposite order). The lock is let go while a vCPU sleeps
+ * (host_sleep_until) and kept across an exit to the Launcher, which therefore
+ * serves one request at a time. With one vCPU there is nothing to lock.
+ */
+#ifndef PERCH_HOST_LOCK_H
+#define PERCH_HOST_LOCK_H
+
+#include <stdbool.h>
+
+/* At every entry: the vCPU left the guest (or the Host it interrupted)
+ * and holds the lock when this returns. */
+void host_enter(void);
+
+/* On every way out: to the guest (its TLB may from now on hold what
+ * host/tlb.c must shoot down) or back into the Host code the entry
+ * interrupted. */
+void host_leave(bool to_guest);
+
+/* In an entry that interrupted Host code: does that code hold the lock
+ * (with one vCPU: always taken as yes)? */
+bool host_holds_lock_below(void);
+
+/* Sleep (env_idle) until done(arg), which is asked first and after every
+ * interrupt, with the lock let go while asleep. */
+void host_sleep_until(bool (*done)(void *arg), void *arg);
+
+#endif
