@@ -43,8 +43,9 @@ fi
 
 # The same in every mode the switches give: the defaults, guest processes
 # without isolation, events through ring 0 as before CPL3 events, and the
-# kernel's page-table stores trapping every time instead of patched.
-for opts in "" --no-guest-isolation --no-cpl3-events "--no-guest-isolation --no-fault-decode" \
+# kernel's page-table stores trapping every time instead of patched, and
+# two vCPUs (tests/guests/linux_smp.sh has the SMP cases of its own).
+for opts in "" --no-guest-isolation --no-cpl3-events "--no-guest-isolation --no-fault-decode" "--cpus 2" \
         --no-insn-patching; do
     m=$(printf '%s' "$opts" | tr -c 'a-z0-9' '_')
     [ -z "$opts" ] || linux_run "uname$m" $opts -- /bin/sh -c 'uname -a; echo ok'
