@@ -22,8 +22,6 @@ bool callbacks_handler_ok(uint64_t va)
            !(va >= XEN_HOLE_START && va < XEN_HOLE_END);
 }
 
-#define usable_handler callbacks_handler_ok
-
 static void set_trap(struct vcpu *v, unsigned vector, const struct trap_info *ti)
 {
     v->traps[vector] = (struct trap_entry){
@@ -35,7 +33,7 @@ static void set_trap(struct vcpu *v, unsigned vector, const struct trap_info *ti
 long callbacks_load_traps(struct vcpu *v, const struct trap_info table[256])
 {
     for (unsigned i = 0; i < 256; i++)
-        if (!usable_handler(table[i].address))
+        if (!callbacks_handler_ok(table[i].address))
             return -XEN_EINVAL;
     for (unsigned i = 0; i < 256; i++)
         set_trap(v, i, &table[i]);
@@ -57,7 +55,7 @@ long do_set_trap_table(uint64_t table, uint64_t a2, uint64_t a3, uint64_t a4, ui
             return -XEN_EFAULT;
         if (!ti.address)
             return 0;
-        if (!usable_handler(ti.address))
+        if (!callbacks_handler_ok(ti.address))
             return -XEN_EINVAL;   /* as Xen: the entries before it stay set */
         set_trap(current, ti.vector, &ti);
     }
@@ -67,8 +65,8 @@ long do_set_callbacks(uint64_t event, uint64_t failsafe, uint64_t syscall,
                       uint64_t a4, uint64_t a5)
 {
     (void)a4, (void)a5;
-    if (!usable_handler(event) || !usable_handler(failsafe) ||
-        !usable_handler(syscall))
+    if (!callbacks_handler_ok(event) || !callbacks_handler_ok(failsafe) ||
+        !callbacks_handler_ok(syscall))
         return -XEN_EINVAL;
     current->event_callback = event;
     current->failsafe_callback = failsafe;
@@ -78,7 +76,7 @@ long do_set_callbacks(uint64_t event, uint64_t failsafe, uint64_t syscall,
 
 static long set_callback(const struct callback_register *cb)
 {
-    if (!usable_handler(cb->address))
+    if (!callbacks_handler_ok(cb->address))
         return -XEN_EINVAL;
     switch (cb->type) {
     case CALLBACKTYPE_event:

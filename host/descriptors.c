@@ -100,7 +100,6 @@ long descriptors_load_gdt(struct vcpu *v, const uint64_t *frames, uint64_t entri
     return 0;
 }
 
-
 long do_set_gdt(uint64_t frame_list, uint64_t entries, uint64_t a3, uint64_t a4, uint64_t a5)
 {
     uint64_t frames[FIRST_RESERVED_GDT_PAGE];

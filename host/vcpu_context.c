@@ -103,6 +103,11 @@ static bool brought_up(void *arg)
     return current->state == VCPU_UP;
 }
 
+void vcpu_context_wait_up(void)
+{
+    host_sleep_until(brought_up, NULL);
+}
+
 /*
  * The Launcher started this vCPU on perch's own L4 (boot.secondary_cr3),
  * which holds the hole and nothing of the guest's: the guest may reuse
@@ -113,7 +118,7 @@ _Noreturn void vcpu_context_start(struct cpu_regs *regs)
     uint64_t kernel_cr3;
 
     env_interrupts_init();
-    host_sleep_until(brought_up, NULL);
+    vcpu_context_wait_up();
     kernel_cr3 = current->kernel_cr3;
     guest_mode_start(kernel_cr3, perch_shared.boot.no_guest_isolation);
     current->loaded_cr3 = perch_shared.boot.secondary_cr3;

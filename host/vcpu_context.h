@@ -13,6 +13,9 @@
  * error of its L4's validation). */
 long vcpu_context_load(struct vcpu *v, uint64_t arg);
 
+/* Sleep until another vCPU brings this one up (VCPUOP_up). */
+void vcpu_context_wait_up(void);
+
 /* A vCPU past the first, from host_boot: wait (asleep) until the guest
  * brings it up, then enter the guest kernel as its context says. */
 _Noreturn void vcpu_context_start(struct cpu_regs *regs);

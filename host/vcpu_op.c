@@ -4,7 +4,6 @@
  */
 #include "env.h"
 #include "evtchn.h"
-#include "host_lock.h"
 #include "time.h"
 #include "vcpu_context.h"
 
@@ -62,12 +61,6 @@ static bool others_up(void)
     return false;
 }
 
-static bool up_again(void *arg)
-{
-    (void)arg;
-    return current->state == VCPU_UP;
-}
-
 /*
  * A vCPU takes itself down (Linux's CPU offline: the dying CPU's last
  * hypercall) and sleeps until VCPUOP_up, then returns from here. Taking
@@ -82,7 +75,7 @@ static long take_down(void)
     current->state = VCPU_DOWN;
     time_stop_guest_timer();
     time_runstate_enter(RUNSTATE_offline);
-    host_sleep_until(up_again, NULL);
+    vcpu_context_wait_up();
     time_runstate_enter(RUNSTATE_running);
     return 0;
 }

@@ -6,6 +6,7 @@
 
 #include "../../abi/xen/sched.h"
 #include "../base/status.h"
+#include "../vm/confined_thread.h"
 
 const char *const exit_kind_names[EXIT_KIND_COUNT] = {
     [EXIT_REQUEST_SHUTDOWN] = "shutdown request",
@@ -116,8 +117,7 @@ void vcpu_group_end(struct guest_run *r, int status, const struct error *e)
     for (unsigned i = 0; i < g->nr; i++) {
         if (i == r->vcpu->id || !g->member[i].immediate_exit)
             continue;
-        __atomic_store_n(g->member[i].immediate_exit, 1, __ATOMIC_SEQ_CST);
-        pthread_kill(g->member[i].thread, SIGUSR1);
+        confined_thread_stop_vcpu(g->member[i].immediate_exit, g->member[i].thread);
     }
 }
 
