@@ -238,6 +238,17 @@ $(ASAN_PERCH): $(LAUNCHER_SRC:%.c=$(BUILD)/asan/%.o) $(BUILD)/launcher/boot/embe
 soak: all $(ASAN_PERCH)
 	@PERCH=$(ASAN_PERCH) tests/soak.sh
 
+# The SMP torture (not in `make test`'s length, which runs it twice): N
+# boots of Debian's kernel on CPUS vCPUs (default 100 on 2), each running
+# `perchbench torture` and checked shell pipelines at once, then CPU
+# hotplug (tests/guests/linux_smp_torture.sh). Ends "N passed, N failed".
+N    ?= 100
+CPUS ?= 2
+.PHONY: smp-torture
+smp-torture: all
+	@SMP_TORTURE_RUNS=$(N) SMP_TORTURE_CPUS=$(CPUS) bash tests/guests/linux_smp_torture.sh | \
+		awk '{ print } /^PASS /{ p++ } /^FAIL /{ f++ } END { printf "%d passed, %d failed\n", p, f; exit (f > 0) }'
+
 # A real Debian image (not in `make test`: the first run downloads ~100 MB
 # and takes minutes): `perch image debian` into build/image-check/, checked
 # with e2fsck and debugfs (tests/image_check.sh). IMAGE_FRESH=1 rebuilds the

@@ -553,6 +553,7 @@ struct perch_shared {
         uint64_t pf_address_decoded;   /* CPL3 #PFs whose address was proven */
         uint64_t tlb_flushes_elided;   /* flush requests that needed none */
         uint64_t tlb_shootdowns;       /* flushes other vCPUs owed (host/tlb.c) */
+        uint64_t syscalls_redirected;  /* `syscall`s made by #UD: the entry was unsure */
         uint64_t patched_stores;       /* PTE stores that came through a patch */
         uint64_t patch_sites_unlisted; /* traps at sites past the table's end */
         uint32_t nr_patch_sites, pad_patch;

@@ -71,6 +71,7 @@
 
 #include "common.h"
 #include "groups.h"
+#include "torture.h"
 
 #define DEFAULT_SAMPLES  7
 #define DEFAULT_MIN_MS   10
@@ -591,11 +592,15 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: perchbench [OPTIONS] all|micro|work|disk|net|list|BENCHMARK...\n"
         "       perchbench netpeer A.B.C.D:PORT\n"
+        "       perchbench torture ROUNDS\n"
         "  all             run the micro and work groups, in the order of `list`\n"
         "  micro, work, disk, net  run every benchmark of that group\n"
         "  list            name the benchmarks: NAME GROUP UNIT WHAT\n"
         "  netpeer         the net group's other end: connect to a perchbench\n"
         "                  listening there (again until it answers) and serve it\n"
+        "  torture         ROUNDS of SMP work whose every result is checked: a\n"
+        "                  pipe, copy-on-write, fork and exec, and two threads\n"
+        "                  on two CPUs faulting after mprotect and munmap\n"
         "  --quick         smoke run: small batches (>= 1 ms), 3 samples,\n"
         "                  one run of each workload\n"
         "  --samples N     samples per benchmark (default 7, max %d; workloads:\n"
@@ -679,6 +684,8 @@ int main(int argc, char **argv)
     /* What `exec` runs: leave before doing anything else. */
     if (argc == 2 && strcmp(argv[1], EXEC_ARG) == 0)
         return 0;
+    if (argc == 3 && strcmp(argv[1], "torture") == 0)
+        return torture_main(argv[0], EXEC_ARG, argv[2]);
     if (argc == 3 && strcmp(argv[1], "netpeer") == 0) {
         signal(SIGPIPE, SIG_IGN);
         return net_peer(argv[2]);

@@ -40,10 +40,11 @@ _Noreturn void resume_native(struct cpu_regs *regs);
 /* Reload cr3 (a TLB flush) through the CR3_RESUME gate and come back. */
 void env_flush_tlb(uint64_t cr3);
 
-/* This vCPU's syscall entry into the Host (its MSR_LSTAR): in a user view
- * the same address holds an int3, which is how a guest-user `syscall`
- * reaches the Host. */
-uint64_t env_syscall_entry(void);
+/* How far rip is into some vCPU's `syscall` entry into the Host (0: its
+ * MSR_LSTAR), or -1 if in none. A `syscall` may land at another vCPU's
+ * (host/vm/entry.S). In a user view those addresses hold int3s, which is
+ * how a guest-user `syscall` reaches the Host. */
+long env_syscall_entry_offset(uint64_t rip);
 
 /* Which vCPU the Host runs on (from where it runs), and the per-vCPU
  * words the entry code needs, set once at the vCPU's start. */
@@ -86,5 +87,6 @@ void hole_fill_l4(uint64_t l4_maddr, bool user_view);
 /* The guest's segment bases, written natively (CR4.FSGSBASE). */
 void env_write_fs_base(uint64_t base);
 void env_write_gs_base(uint64_t base);
+uint64_t env_read_gs_base(void);
 
 #endif

@@ -94,33 +94,19 @@ static bool is_breakpoint(uint64_t va)
 /*
  * The step of a `syscall`: the CPU would trap at its target, the Host's
  * entry; PVM, which carries out `syscall` itself, traps only after the
- * entry's first instruction (measured: docs/kvm.md, "#DB"), which stores
- * rsp and changes no register. Either way the registers are still the
- * guest's: make the hypercall (or, from guest user, the system call) as
- * the entry would have; the step, still on, ends on the way back (at the
- * instruction after it, or in the kernel's syscall callback).
+ * entry's first instruction (measured: docs/kvm.md, "#DB"), a nop. Either
+ * way the registers are still the guest's: make the hypercall (or, from
+ * guest user, the system call) as the entry would have; the step, still
+ * on, ends on the way back (at the instruction after it, or in the
+ * kernel's syscall callback).
  */
-#define SYSCALL_ENTRY_FIRST_INSN 7   /* mov %rsp, guest_rsp_at_syscall(%rip) */
+#define SYSCALL_ENTRY_FIRST_INSN 1   /* nop */
 
 static bool at_syscall_entry(uint64_t rip)
 {
-    return rip == env_syscall_entry() ||
-           rip == env_syscall_entry() + SYSCALL_ENTRY_FIRST_INSN;
-}
+    long offset = env_syscall_entry_offset(rip);
 
-static _Noreturn void stepped_syscall(struct cpu_regs *regs)
-{
-    regs->r11 &= ~RFLAGS_TF;
-    if (!current->in_kernel && !current->isolation_off)
-        user_syscall(regs);
-    regs->rip = regs->rcx;
-    regs->rflags = regs->r11;
-    regs->cs = FLAT_KERNEL_CS64;
-    regs->ss = FLAT_KERNEL_SS64;
-    regs->error_code = 0;
-    regs->vector = PERCH_VECTOR_SYSCALL;
-    host_hypercall(regs);
-    guest_resume(regs);
+    return offset == 0 || offset == SYSCALL_ENTRY_FIRST_INSN;
 }
 
 void gdb_event(struct cpu_regs *regs)
@@ -133,8 +119,10 @@ void gdb_event(struct cpu_regs *regs)
         why = PERCH_GDB_STOP_BREAKPOINT;
     } else if (regs->vector == 1 && stepping) {
         regs->rflags &= ~RFLAGS_TF;
-        if (at_syscall_entry(regs->rip))
-            stepped_syscall(regs);
+        if (at_syscall_entry(regs->rip)) {
+            regs->r11 &= ~RFLAGS_TF;
+            syscall_from_exception(regs);
+        }
         if (regs->rip >= PERCH_REGION_VA && regs->rip < PERCH_ALIAS_VA)
             return;   /* no step of the guest's: perch's own fault */
     } else {

@@ -35,6 +35,20 @@ static void deliver_upcall(struct cpu_regs *regs)
                    "cannot take the frame", regs->rsp);
 }
 
+/*
+ * What this vCPU's `syscall` entry (host/vm/entry.S) checks to know that
+ * it serves this vCPU: the GS base the guest runs with, read off the CPU
+ * at the last moment. A guest kernel's is its per-CPU base, distinct on
+ * every vCPU; guest user's may be any other vCPU's too, so with several
+ * vCPUs none is given for it and a user `syscall` that lands at LSTAR
+ * (without guest isolation) takes the entry's gate.
+ */
+static void note_entry_gs(void)
+{
+    this_cpu()->entry_gs = current->in_kernel || host_nr_vcpus == 1
+                               ? env_read_gs_base() : ENTRY_GS_NONE;
+}
+
 /* Load cr3 on the way out: it flushes whatever was pending too. */
 static _Noreturn void resume_loading(struct cpu_regs *regs, uint64_t cr3)
 {
@@ -62,6 +76,7 @@ _Noreturn void guest_resume(struct cpu_regs *regs)
     current->interrupts_off = false;
     deliver_upcall(regs);
     sanitise_flags(regs);
+    note_entry_gs();
     /* tour syscall.9: guest user in its own view is entered by CR3_RESUME: visit two */
     if (!current->in_kernel && !current->isolation_off) {
         current->loaded_cr3 = current->user_cr3;

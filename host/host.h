@@ -57,6 +57,12 @@ void host_interrupt_cpl3(struct cpu_regs *regs);
  * (host/trap.c). */
 _Noreturn void user_syscall(struct cpu_regs *regs);
 
+/* A `syscall` that reached the Host as an exception inside its entry (a
+ * step gdb asked for; an entry that could not prove its vCPU), regs the
+ * guest's registers as `syscall` left them: made as the entry would have
+ * (host/hypercall.c). */
+_Noreturn void syscall_from_exception(struct cpu_regs *regs);
+
 /* Run hypercall nr with its five arguments, counting it (also what a
  * multicall entry does). */
 long hypercall_dispatch(uint64_t nr, const uint64_t args[5]);

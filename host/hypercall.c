@@ -103,3 +103,17 @@ void host_hypercall(struct cpu_regs *regs)
         guest_resume(regs);
     host_leave(true);
 }
+
+_Noreturn void syscall_from_exception(struct cpu_regs *regs)
+{
+    if (!current->in_kernel && !current->isolation_off)
+        user_syscall(regs);
+    regs->rip = regs->rcx;
+    regs->rflags = regs->r11;
+    regs->cs = FLAT_KERNEL_CS64;
+    regs->ss = FLAT_KERNEL_SS64;
+    regs->error_code = 0;
+    regs->vector = PERCH_VECTOR_SYSCALL;
+    host_hypercall(regs);
+    guest_resume(regs);
+}

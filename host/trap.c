@@ -231,10 +231,16 @@ static _Noreturn void guest_event(struct cpu_regs *regs, bool from_user,
 }
 
 /* An event at a Host or Switcher address (interrupts excepted) is perch's
- * own fault. */
+ * own fault, but for the #UD of a `syscall` entry that could not prove
+ * which vCPU it runs on (host/vm/entry.S): this one, the CPU says. */
 static void check_not_perch(struct cpu_regs *regs)
 {
     uint64_t v = regs->vector;
+
+    if (v == 6 && (regs->cs & 3) && env_syscall_entry_offset(regs->rip) == SYSCALL_ENTRY_UNSURE) {
+        perch_shared.stats.syscalls_redirected++;
+        syscall_from_exception(regs);
+    }
 
     if ((regs->cs & 3) == 0)
         host_fatal("perch Switcher fault: %s (vector %lu) at rip %lx in ring 0",
@@ -319,7 +325,9 @@ _Noreturn void user_syscall(struct cpu_regs *regs)
 /*
  * Through the user view's stubs, which loaded the kernel CR3. The user
  * view's int3 at LSTAR + 1 is a guest-user `syscall`: that page of int3s is
- * built by launcher/vm/switcher_tables.c (switcher_build_user_view).
+ * built by launcher/vm/switcher_tables.c (switcher_build_user_view). Any
+ * vCPU's LSTAR: a `syscall` may land at another vCPU's (host/vm/entry.S),
+ * but this road came through this vCPU's own IDT.
  */
 void host_trap_user(struct cpu_regs *regs)
 {
@@ -329,7 +337,7 @@ void host_trap_user(struct cpu_regs *regs)
     guest_arrived_from_user();
     if (regs->vector >= 32)
         guest_resume_needs_interrupts_on();
-    if (regs->vector == 3 && regs->rip == env_syscall_entry() + 1) {
+    if (regs->vector == 3 && env_syscall_entry_offset(regs->rip - 1) == 0) {
         perch_shared.stats.visits[PERCH_VISIT_USER_SYSCALL]++;
         user_syscall(regs);
     }

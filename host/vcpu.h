@@ -117,12 +117,17 @@ struct host_cpu {
     uint64_t syscall_rsp;
     uint64_t native_rip;
     uint64_t native_tail;
-    uint64_t pad;
+    uint64_t entry_gs;
+    uint64_t landing_lock;
+    uint64_t landing_rax;
     struct vcpu vcpu;
 };
 _Static_assert(__builtin_offsetof(struct host_cpu, syscall_rsp) == HOST_CPU_SYSCALL_RSP, "entry.h");
 _Static_assert(__builtin_offsetof(struct host_cpu, native_rip) == HOST_CPU_NATIVE_RIP, "entry.h");
 _Static_assert(__builtin_offsetof(struct host_cpu, native_tail) == HOST_CPU_NATIVE_TAIL, "entry.h");
+_Static_assert(__builtin_offsetof(struct host_cpu, entry_gs) == HOST_CPU_ENTRY_GS, "entry.h");
+_Static_assert(__builtin_offsetof(struct host_cpu, landing_lock) == HOST_CPU_LANDING_LOCK, "entry.h");
+_Static_assert(__builtin_offsetof(struct host_cpu, landing_rax) == HOST_CPU_LANDING_RAX, "entry.h");
 _Static_assert(sizeof(struct host_cpu) <= HOST_CPU_STATE_BYTES, "the state below the stacks");
 
 #ifdef PERCH_HOST_VM

@@ -27,9 +27,26 @@
     .section .entry, "ax"
 /*
  * One `syscall` entry per vCPU, its MSR_LSTAR: each keeps the guest's rsp
- * in its vCPU's area and takes its vCPU's stack; the rest is shared. The
- * first instruction is 7 bytes for every vCPU: host/gdb.c steps past it.
+ * in its vCPU's area and takes its vCPU's stack; the rest is shared.
+ *
+ * But this machine's hypervisor does not always land a `syscall` at its
+ * own vCPU's LSTAR: under load a vCPU has been seen to land at another's
+ * (docs/kvm.md, "Several vCPUs"), which would run two vCPUs on one Host
+ * stack. So an entry first proves it serves its own vCPU, touching nothing
+ * of that vCPU's until it has: the guest's GS base must be the one its
+ * vCPU was last resumed with (entry_gs, set by host/guest_resume.c; a
+ * guest kernel's per-CPU base, distinct on every vCPU). rax is the only
+ * register it needs; it keeps it in the entry's landing slot, which
+ * another vCPU landing at the same entry may want too, hence the lock.
+ * An entry that cannot prove it asks the CPU instead: its `ud2`, whose #UD
+ * the CPU delivers on the IST page of the vCPU it really is; the Host
+ * makes the hypercall from there (host/trap.c), one trap more. (`int n`
+ * would say it plainer, but PVM turns it into a #UD too.)
+ *
+ * The first instruction is a nop: a `syscall` gdb steps traps only after
+ * it (host/gdb.c), and it changes nothing.
  */
+#define CPU_WORD(word) (host_cpu0 + (word) + cpu * PERCH_CPU_STRIDE)(%rip)
     .balign SYSCALL_ENTRY_STRIDE     /* vCPU i's entry is i strides on */
     .global host_syscall_entry
 /* tour syscall.7: the guest kernel's iret is a hypercall: `syscall` at CPL3 jumps here, no trap */
@@ -38,9 +55,22 @@ host_syscall_entry:
     .set cpu, 0
     .rept PERCH_MAX_VCPUS
     .balign SYSCALL_ENTRY_STRIDE
-    mov %rsp, (host_cpu0 + HOST_CPU_SYSCALL_RSP + cpu * PERCH_CPU_STRIDE)(%rip)
+    nop                             /* +0 */
+    .byte 0xeb, 2                   /* +1: a short jmp over the ud2 */
+2:  ud2                             /* +3: SYSCALL_ENTRY_UNSURE */
+    lock btsq $0, CPU_WORD(HOST_CPU_LANDING_LOCK)
+    jc 3f
+    mov %rax, CPU_WORD(HOST_CPU_LANDING_RAX)
+    rdgsbase %rax
+    cmp CPU_WORD(HOST_CPU_ENTRY_GS), %rax
+    mov CPU_WORD(HOST_CPU_LANDING_RAX), %rax    /* mov keeps the flags */
+    movq $0, CPU_WORD(HOST_CPU_LANDING_LOCK)
+    jne 2b
+    mov %rsp, CPU_WORD(HOST_CPU_SYSCALL_RSP)
     lea (host_cpu0_exc_top + cpu * PERCH_CPU_STRIDE)(%rip), %rsp
     jmp syscall_common
+3:  pause
+    jmp 2b + 2
     .set cpu, cpu + 1
     .endr
 

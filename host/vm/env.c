@@ -18,11 +18,14 @@ void env_ring_doorbell(void)
     *(volatile uint32_t *)(HOST_DOORBELL_VA + PERCH_CONSOLE_DOORBELL) = 1;
 }
 
-uint64_t env_syscall_entry(void)
+long env_syscall_entry_offset(uint64_t rip)
 {
     extern char host_syscall_entry[];
+    uint64_t offset = rip - (uint64_t)host_syscall_entry;
 
-    return (uint64_t)host_syscall_entry + current->id * SYSCALL_ENTRY_STRIDE;
+    if (offset >= host_nr_vcpus * SYSCALL_ENTRY_STRIDE)
+        return -1;
+    return (long)(offset % SYSCALL_ENTRY_STRIDE);
 }
 
 unsigned env_cpu_id(void)
@@ -78,6 +81,14 @@ void env_write_fs_base(uint64_t base)
 void env_write_gs_base(uint64_t base)
 {
     __asm__ volatile("wrgsbase %0" :: "r"(base));
+}
+
+uint64_t env_read_gs_base(void)
+{
+    uint64_t base;
+
+    __asm__ volatile("rdgsbase %0" : "=r"(base));
+    return base;
 }
 
 uint64_t env_rdtsc(void)

@@ -118,6 +118,7 @@ static void print_cpl3(FILE *out, const struct perch_shared *sh)
     fprintf(out, "    %-28s %12lu\n", "#PF address from the insn", sh->stats.pf_address_decoded);
     fprintf(out, "    %-28s %12lu\n", "TLB flushes not needed", sh->stats.tlb_flushes_elided);
     fprintf(out, "    %-28s %12lu\n", "TLB shootdowns (vCPUs)", sh->stats.tlb_shootdowns);
+    fprintf(out, "    %-28s %12lu\n", "syscalls by #UD (vCPU unsure)", sh->stats.syscalls_redirected);
 }
 
 static void print_exits(FILE *out, const struct run_stats *run)

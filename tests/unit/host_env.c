@@ -371,9 +371,13 @@ void env_cpu_init(void)
 {
 }
 
-__attribute__((weak)) uint64_t env_syscall_entry(void)
+__attribute__((weak)) long env_syscall_entry_offset(uint64_t rip)
 {
-    return host_env_syscall_entry;
+    uint64_t offset = rip - host_env_syscall_entry;
+
+    if (offset >= host_nr_vcpus * SYSCALL_ENTRY_STRIDE)
+        return -1;
+    return (long)(offset % SYSCALL_ENTRY_STRIDE);
 }
 
 __attribute__((weak)) uint64_t env_user_rax(void)
@@ -394,6 +398,11 @@ __attribute__((weak)) uint64_t env_fault_address(enum fault_address_source from)
 __attribute__((weak)) void env_write_fs_base(uint64_t base)
 {
     host_env_fs_base = base;
+}
+
+__attribute__((weak)) uint64_t env_read_gs_base(void)
+{
+    return host_env_gs_base;
 }
 
 __attribute__((weak)) void env_write_gs_base(uint64_t base)

@@ -180,7 +180,7 @@ extern struct cpu_regs host_env_exit_regs;      /* its frame */
 extern uint64_t host_env_exit_cr3;              /* for RESUME_CR3 */
 extern unsigned host_env_exits;                 /* resumes and returns */
 
-extern uint64_t host_env_syscall_entry;         /* env_syscall_entry() */
+extern uint64_t host_env_syscall_entry;         /* vCPU 0's, env_at_syscall_entry */
 extern uint64_t host_env_user_rax;              /* env_user_rax() */
 extern uint64_t host_env_kernel_cr3_slot;       /* env_set_kernel_cr3_slot() */
 extern uint64_t host_env_fault_address[3];      /* [enum fault_address_source] */

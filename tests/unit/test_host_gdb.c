@@ -215,7 +215,7 @@ static void a_stepped_hypercall(void)
     r.r11 = r.rflags;                     /* TF included */
     r.rax = HYPERVISOR_xen_version;
     r.rdi = XENVER_version;
-    r.rip = env_syscall_entry() + 7;
+    r.rip = host_env_syscall_entry + 1;   /* after the entry's nop */
     r.vector = 1;
     CHECK(LEAVES(host_trap_cpl3(&r)));
     CHECK(perch_shared.stats.hypercalls[HYPERVISOR_xen_version] == 1);
@@ -233,7 +233,7 @@ static void a_debug_trap_in_the_host_is_perchs(void)
     struct cpu_regs r = frame_at(KERNEL_RIP, 0);
 
     CHECK(begin_step(&r));
-    r = frame_at(env_syscall_entry() + 0x40, 1);
+    r = frame_at(host_env_syscall_entry + 0x40, 1);
     CHECK(LEAVES(host_trap_cpl3(&r)) && gdb_requests() == 1);
     CHECK(host_env_last_request()->reason == PERCH_REQ_FATAL);
     CHECK_CONTAINS(host_env_last_request()->message, "perch Host fault");

@@ -697,6 +697,76 @@ static void one_vcpu_sends_no_ipi(void)
     CHECK(host_env_ipis == 0);
 }
 
+/* ---- 7. Where a `syscall` lands ------------------------------------------- */
+
+/* The frame of an exception at rip in a `syscall` entry, the guest's
+ * registers as `syscall` left them: set_segment_base(SEGBASE_FS, base). */
+static struct cpu_regs syscall_exception(uint64_t rip, uint64_t base)
+{
+    struct cpu_regs r;
+
+    memset(&r, 0, sizeof(r));
+    r.rip = rip;
+    r.cs = FLAT_KERNEL_CS64;
+    r.rflags = 0x202;
+    r.rsp = START_RSP;
+    r.ss = FLAT_KERNEL_SS64;
+    r.vector = 6;
+    r.rcx = START_RIP;
+    r.r11 = 0x246;
+    r.rax = HYPERVISOR_set_segment_base;
+    r.rdi = SEGBASE_FS;
+    r.rsi = base;
+    return r;
+}
+
+/* An entry unsure of its vCPU (host/vm/entry.S) ends in its ud2: the
+ * hypercall is made for the vCPU that took the #UD, whichever vCPU's
+ * entry it was, and returns to the guest's rcx. */
+static void unsure_entry_serves_the_vcpu_that_took_its_ud(void)
+{
+    uint64_t vcpu0_entry = host_env_syscall_entry + SYSCALL_ENTRY_UNSURE;
+    struct cpu_regs r;
+
+    setup(2);
+    CHECK(bring_up(1) == 0);
+    host_env_cpu_now = 1;
+    r = syscall_exception(vcpu0_entry, 0x7000);
+    CHECK(HOST_ENV_EXPECT_STOP(host_trap_cpl3(&r)));
+    CHECK(host_env_nr_requests == 0);
+    CHECK(vcpu_of(1)->fs_base == 0x7000 && vcpu_of(0)->fs_base != 0x7000);
+    CHECK(perch_shared.stats.syscalls_redirected == 1);
+    CHECK(perch_shared.stats.hypercalls[HYPERVISOR_set_segment_base] == 1);
+    CHECK(host_env_exit_regs.rip == START_RIP && host_env_exit_regs.rax == 0);
+    CHECK(host_env_exit_regs.rsp == START_RSP);
+    host_env_cpu_now = 0;
+    r = syscall_exception(vcpu0_entry + SYSCALL_ENTRY_STRIDE, 0x8000);   /* vCPU 1's */
+    CHECK(HOST_ENV_EXPECT_STOP(host_trap_cpl3(&r)));
+    CHECK(vcpu_of(0)->fs_base == 0x8000 && vcpu_of(1)->fs_base == 0x7000);
+    CHECK(perch_shared.stats.syscalls_redirected == 2);
+}
+
+/* Any other #UD in the entries, or an entry past the last vCPU's, is
+ * perch's own fault (a guest kernel that wrote over the Host's code). */
+static void ud_at_is_a_host_fault(uint64_t rip)
+{
+    struct cpu_regs r = syscall_exception(rip, 0x7000);
+
+    setup(2);
+    CHECK(HOST_ENV_EXPECT_STOP(host_trap_cpl3(&r)));
+    CHECK(host_env_nr_requests == 1 && host_env_log[0].reason == PERCH_REQ_FATAL);
+    CHECK_CONTAINS(host_env_log[0].message, "Host fault: #UD");
+    CHECK(current->fs_base != 0x7000 && perch_shared.stats.syscalls_redirected == 0);
+}
+
+static void other_ud_in_an_entry_is_a_host_fault(void)
+{
+    ud_at_is_a_host_fault(host_env_syscall_entry);
+    ud_at_is_a_host_fault(host_env_syscall_entry + SYSCALL_ENTRY_UNSURE + 2);
+    ud_at_is_a_host_fault(host_env_syscall_entry + 2 * SYSCALL_ENTRY_STRIDE +
+                          SYSCALL_ENTRY_UNSURE);
+}
+
 int main(void)
 {
     RUN(is_up_answers_per_vcpu);
@@ -721,5 +791,7 @@ int main(void)
     RUN(upper_level_change_shoots_down_all_others);
     RUN(l1_change_stales_every_vcpu);
     RUN(one_vcpu_sends_no_ipi);
+    RUN(unsure_entry_serves_the_vcpu_that_took_its_ud);
+    RUN(other_ud_in_an_entry_is_a_host_fault);
     return check_exit_status();
 }
