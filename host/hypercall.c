@@ -73,18 +73,17 @@ long hypercall_dispatch(uint64_t nr, const uint64_t args[5])
 }
 
 /*
- * Returns when the hypercall left nothing for ring 0 to do: the entry code
- * then goes back to the guest with a jmp. Otherwise (a pending flush or
- * address-space change) it leaves through guest_resume. Without guest
- * isolation, guest user's `syscall` lands here too, on the kernel's L4:
- * the mode tells it from a hypercall; and so does a patched page-table
- * store's (host/insn_patch.c): its return address tells it.
+ * The `syscall` in regs, the Host entered: returns when the hypercall left
+ * nothing for ring 0 to do. Otherwise (a pending flush or address-space
+ * change) it leaves through guest_resume. Without guest isolation, guest
+ * user's `syscall` lands here too, on the kernel's L4: the mode tells it
+ * from a hypercall; and so does a patched page-table store's
+ * (host/insn_patch.c): its return address tells it.
  */
-void host_hypercall(struct cpu_regs *regs)
+static void serve_syscall(struct cpu_regs *regs)
 {
     const uint64_t args[5] = { regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8 };
 
-    host_enter();
     where_entered(regs);
     /* tour syscall.11: without guest isolation a user `syscall` lands here: steps 1-4, 9, 10 vanish */
     if (!current->in_kernel) {
@@ -101,9 +100,17 @@ void host_hypercall(struct cpu_regs *regs)
     if (current->pending || evtchn_upcall_due() ||
         (optimizations_off & PERCH_OPT_NATIVE_RETURN))
         guest_resume(regs);
+}
+
+/* The entry code goes back to the guest with a jmp when this returns. */
+void host_hypercall(struct cpu_regs *regs)
+{
+    host_enter();
+    serve_syscall(regs);
     host_leave(true);
 }
 
+/* Entered already, by the exception: one Host entry, one way out. */
 _Noreturn void syscall_from_exception(struct cpu_regs *regs)
 {
     if (!current->in_kernel && !current->isolation_off)
@@ -114,6 +121,6 @@ _Noreturn void syscall_from_exception(struct cpu_regs *regs)
     regs->ss = FLAT_KERNEL_SS64;
     regs->error_code = 0;
     regs->vector = PERCH_VECTOR_SYSCALL;
-    host_hypercall(regs);
+    serve_syscall(regs);
     guest_resume(regs);
 }

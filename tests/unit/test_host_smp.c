@@ -731,6 +731,7 @@ static void unsure_entry_serves_the_vcpu_that_took_its_ud(void)
     setup(2);
     CHECK(bring_up(1) == 0);
     host_env_cpu_now = 1;
+    current->in_kernel = true;   /* as once it runs its kernel */
     r = syscall_exception(vcpu0_entry, 0x7000);
     CHECK(HOST_ENV_EXPECT_STOP(host_trap_cpl3(&r)));
     CHECK(host_env_nr_requests == 0);
@@ -739,11 +740,37 @@ static void unsure_entry_serves_the_vcpu_that_took_its_ud(void)
     CHECK(perch_shared.stats.hypercalls[HYPERVISOR_set_segment_base] == 1);
     CHECK(host_env_exit_regs.rip == START_RIP && host_env_exit_regs.rax == 0);
     CHECK(host_env_exit_regs.rsp == START_RSP);
+    CHECK(current->lock_levels == 0);   /* one entry, one way out: the lock let go */
+    if (current->lock_levels)
+        return;   /* vCPU 0 would wait for the lock for ever */
     host_env_cpu_now = 0;
     r = syscall_exception(vcpu0_entry + SYSCALL_ENTRY_STRIDE, 0x8000);   /* vCPU 1's */
     CHECK(HOST_ENV_EXPECT_STOP(host_trap_cpl3(&r)));
     CHECK(vcpu_of(0)->fs_base == 0x8000 && vcpu_of(1)->fs_base == 0x7000);
     CHECK(perch_shared.stats.syscalls_redirected == 2);
+    CHECK(current->lock_levels == 0);
+}
+
+/* The same when the hypercall leaves through guest_resume itself (an
+ * event due on the way out): the exception's one entry lets the lock go,
+ * or every other vCPU would wait for it for ever. */
+static void unsure_entry_leaving_by_resume_lets_the_lock_go(void)
+{
+    struct cpu_regs r;
+
+    setup(2);
+    current->pending |= PENDING_TLB_FLUSH;
+    r = syscall_exception(host_env_syscall_entry + SYSCALL_ENTRY_UNSURE, 0x7000);
+    CHECK(HOST_ENV_EXPECT_STOP(host_trap_cpl3(&r)));
+    CHECK(host_env_nr_requests == 0 && current->fs_base == 0x7000);
+    CHECK(current->lock_levels == 0);
+    if (current->lock_levels)
+        return;   /* vCPU 1 would wait for the lock for ever */
+    host_env_cpu_now = 1;
+    current->in_kernel = true;
+    r = syscall_exception(host_env_syscall_entry + SYSCALL_ENTRY_UNSURE, 0x9000);
+    CHECK(HOST_ENV_EXPECT_STOP(host_trap_cpl3(&r)));   /* takes the lock: free */
+    CHECK(current->fs_base == 0x9000 && current->lock_levels == 0);
 }
 
 /* Any other #UD in the entries, or an entry past the last vCPU's, is
@@ -792,6 +819,7 @@ int main(void)
     RUN(l1_change_stales_every_vcpu);
     RUN(one_vcpu_sends_no_ipi);
     RUN(unsure_entry_serves_the_vcpu_that_took_its_ud);
+    RUN(unsure_entry_leaving_by_resume_lets_the_lock_go);
     RUN(other_ud_in_an_entry_is_a_host_fault);
     return check_exit_status();
 }
