@@ -29,12 +29,13 @@ VM_LDFLAGS := -nostdlib -static -Wl,--build-id=none -Wl,-z,max-page-size=4096 \
               -Wl,-z,noexecstack -Wl,--no-warn-rwx-segments
 
 # Host: position-independent code linked at HOST_IMAGE_VA (slot 257 + 2 GiB).
-# host/*.c is the Host's logic (also built into the unit tests); host/vm/
-# holds what exists only inside the VM (entry code, header, environment).
-# lib/ is freestanding code the Host and the test guests share.
+# host/ is in rooms (host/README.md): host/*/*.c but host/env/ is the Host's
+# logic (also built into the unit tests); host/env/ holds what exists only
+# inside the VM (entry code, header, environment). lib/ is freestanding code
+# the Host and the test guests share.
 HOST_CFLAGS := $(VM_CFLAGS) -fpie -fvisibility=hidden -DPERCH_HOST_VM
-HOST_C      := $(wildcard host/*.c)
-HOST_VM_SRC := $(wildcard host/vm/*.c host/vm/*.S lib/*.c)
+HOST_C      := $(filter-out host/env/%,$(wildcard host/*/*.c))
+HOST_VM_SRC := $(wildcard host/env/*.c host/env/*.S lib/*.c)
 HOST_OBJ    := $(HOST_C:%.c=$(BUILD)/vm/%.o) \
                $(patsubst %,$(BUILD)/vm/host-%.o,$(basename $(HOST_VM_SRC)))
 
@@ -50,8 +51,9 @@ GUEST_NAMES  := $(filter-out rt,$(notdir $(wildcard guests/*)))
 GUESTS       := $(GUEST_NAMES:%=$(BUILD)/guests/%.elf)
 
 # --- Host-side unit tests ----------------------------------------------------
-# Host logic (host/*.c) is compiled natively too, against tests/unit/host_env.c
-# which stands in for the VM (guest memory access, the Switcher gates).
+# Host logic (HOST_C: host/*/*.c but host/env/) is compiled natively too,
+# against tests/unit/host_env.c which stands in for host/env/ (guest memory
+# access, the Switcher gates).
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 ASAN_BINS  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit-asan/%)

@@ -3,8 +3,8 @@
 #include "machine.h"
 #include "host_env.h"
 
-#include "../../host/backend.h"
-#include "../../host/evtchn.h"
+#include "../../host/events/backend.h"
+#include "../../host/events/evtchn.h"
 
 /* Command 0x7f is no hypercall: the Launcher's interrupt, with the lines
  * words (connect, raised, one line's port) from the argument bytes, as a

@@ -10,7 +10,7 @@
 #include "host_env.h"
 
 #include "../../abi/xen/grant_table.h"
-#include "../../host/grant_table.h"
+#include "../../host/xen/grant_table.h"
 
 /* Where the argument points: into the request buffer, the data pages, or
  * anywhere at all (the hole, unmapped, non-canonical). */

@@ -1,7 +1,7 @@
 /* libFuzzer harness of the Host's instruction decoder (host/insn.c) and its addresses. */
 #include "fuzz.h"
 
-#include "../../host/insn.h"
+#include "../../host/x86/insn.h"
 
 static bool one_of(unsigned v, unsigned a, unsigned b, unsigned c, unsigned d)
 {

@@ -4,7 +4,7 @@
 #include "host_env.h"
 
 #include "../../abi/xen/xen.h"
-#include "../../host/mm.h"
+#include "../../host/mm/mm.h"
 
 #define MAX_CALLS 4
 #define CALL_BYTES 30      /* what one call takes from the input */

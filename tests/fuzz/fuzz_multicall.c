@@ -3,7 +3,7 @@
 #include "machine.h"
 #include "host_env.h"
 
-#include "../../host/multicall.h"
+#include "../../host/xen/multicall.h"
 
 /* At most this many entries a batch: each may be any hypercall. */
 #define MAX_ENTRIES 8

@@ -5,13 +5,13 @@
 #include <string.h>
 
 #include "host_env.h"
-#include "../../host/backend.h"
-#include "../../host/emulate.h"
-#include "../../host/evtchn.h"
-#include "../../host/grant_table.h"
-#include "../../host/guest_mode.h"
-#include "../../host/mm.h"
-#include "../../host/time.h"
+#include "../../host/events/backend.h"
+#include "../../host/cpu/emulate.h"
+#include "../../host/events/evtchn.h"
+#include "../../host/xen/grant_table.h"
+#include "../../host/core/guest_mode.h"
+#include "../../host/mm/mm.h"
+#include "../../host/events/time.h"
 
 /* Wake-ups a sleeping vCPU gets before it counts as hung. */
 #define IDLE_MAX 64

@@ -7,17 +7,17 @@
  */
 #include "host_env.h"
 
-#include "../../host/vcpu.h"
+#include "../../host/core/vcpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../host/env.h"
+#include "../../host/env/env.h"
 #include "../../launcher/vm/hole.h"
 #include "../../launcher/boot/initramfs.h"
-#include "../../host/cpuid.h"
-#include "../../host/where.h"
+#include "../../host/cpu/cpuid.h"
+#include "../../host/core/where.h"
 #include "../../lib/cpuid_table.h"
 
 uint8_t *host_env_memory;

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../host/host.h"
-#include "../../host/vcpu.h"
+#include "../../host/core/host.h"
+#include "../../host/core/vcpu.h"
 
 /* ---- Machine memory ------------------------------------------------------ */
 

@@ -13,9 +13,9 @@
 #include "check.h"
 #include "host_env.h"
 
-#include "../../host/backend.h"
-#include "../../host/evtchn.h"
-#include "../../host/time.h"
+#include "../../host/events/backend.h"
+#include "../../host/events/evtchn.h"
+#include "../../host/events/time.h"
 
 #define FRAMES     64
 #define SHINFO_MFN 3

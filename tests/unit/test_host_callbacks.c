@@ -11,7 +11,7 @@
 #include "check.h"
 #include "host_env.h"
 #include "../../abi/xen/callback.h"
-#include "../../host/vcpu.h"
+#include "../../host/core/vcpu.h"
 
 #define FRAMES      32
 #define GUEST_BASE  16

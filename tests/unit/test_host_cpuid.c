@@ -9,8 +9,8 @@
 
 #include "check.h"
 #include "host_env.h"
-#include "../../host/cpuid.h"
-#include "../../host/vcpu.h"
+#include "../../host/cpu/cpuid.h"
+#include "../../host/core/vcpu.h"
 
 #define ALL 0xffffffffu
 

@@ -9,11 +9,11 @@
 
 #include "check.h"
 #include "host_env.h"
-#include "../../host/emulate.h"
-#include "../../host/vcpu.h"
-#include "../../host/cpuid.h"
-#include "../../host/vm_assist.h"
-#include "../../host/physdev.h"
+#include "../../host/cpu/emulate.h"
+#include "../../host/core/vcpu.h"
+#include "../../host/cpu/cpuid.h"
+#include "../../host/xen/vm_assist.h"
+#include "../../host/xen/physdev.h"
 
 #define FRAMES    64
 #define CODE_VA   0xffffffff81000000ull

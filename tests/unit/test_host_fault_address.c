@@ -8,9 +8,9 @@
 
 #include "check.h"
 #include "host_env.h"
-#include "../../host/env.h"
-#include "../../host/fault_address.h"
-#include "../../host/vcpu.h"
+#include "../../host/env/env.h"
+#include "../../host/cpu/fault_address.h"
+#include "../../host/core/vcpu.h"
 
 #define FRAMES     64
 #define CODE_VA    0xffffffff81000000ull

@@ -13,10 +13,10 @@
 #include "check.h"
 #include "host_env.h"
 #include "../../abi/xen/version.h"
-#include "../../host/env.h"
-#include "../../host/gdb.h"
-#include "../../host/guest_mode.h"
-#include "../../host/guest_resume.h"
+#include "../../host/env/env.h"
+#include "../../host/entry/gdb.h"
+#include "../../host/core/guest_mode.h"
+#include "../../host/entry/guest_resume.h"
 
 #define FRAMES      32
 #define KERNEL_RIP  0xffffffff81234567ull

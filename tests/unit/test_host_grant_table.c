@@ -12,9 +12,9 @@
 #include "check.h"
 #include "host_env.h"
 #include "../../abi/xen/grant_table.h"
-#include "../../host/grant_table.h"
-#include "../../host/guest_mode.h"
-#include "../../host/mm.h"
+#include "../../host/xen/grant_table.h"
+#include "../../host/core/guest_mode.h"
+#include "../../host/mm/mm.h"
 
 #define FRAMES     64
 #define MFN_BASE   16

@@ -10,7 +10,7 @@
 
 #include "check.h"
 #include "host_env.h"
-#include "../../host/vcpu.h"
+#include "../../host/core/vcpu.h"
 
 #define FRAMES   128
 #define VA       0xffffffff80200000ull   /* a Linux-like kernel address */

@@ -9,8 +9,8 @@
 
 #include "check.h"
 #include "host_env.h"
-#include "../../host/guest_mode.h"
-#include "../../host/guest_resume.h"
+#include "../../host/core/guest_mode.h"
+#include "../../host/entry/guest_resume.h"
 
 #define FRAMES      32
 #define KERNEL_RIP  0xffffffff81234567ull

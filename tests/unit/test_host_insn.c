@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "../../host/insn.h"
+#include "../../host/x86/insn.h"
 
 struct encoding {
     const char *bytes;

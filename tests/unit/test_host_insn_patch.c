@@ -11,11 +11,11 @@
 
 #include "check.h"
 #include "host_env.h"
-#include "../../host/insn_liveness.h"
-#include "../../host/insn_patch.h"
-#include "../../host/mm.h"
-#include "../../host/vcpu.h"
-#include "../../host/vm_assist.h"
+#include "../../host/x86/insn_liveness.h"
+#include "../../host/cpu/insn_patch.h"
+#include "../../host/mm/mm.h"
+#include "../../host/core/vcpu.h"
+#include "../../host/xen/vm_assist.h"
 
 #define FRAMES     512
 #define GUEST_BASE 64

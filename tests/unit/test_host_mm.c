@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "host_env.h"
-#include "../../host/mm.h"
+#include "../../host/mm/mm.h"
 
 #define FRAMES       512
 #define GUEST_BASE   64            /* frames 0-63: perch-private */

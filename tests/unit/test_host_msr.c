@@ -8,8 +8,8 @@
 
 #include "check.h"
 #include "host_env.h"
-#include "../../host/msr.h"
-#include "../../host/vcpu.h"
+#include "../../host/cpu/msr.h"
+#include "../../host/core/vcpu.h"
 #include "../../launcher/cpu/cpu_profile.h"
 
 #define GP 0xdeadull               /* what read() returns for a #GP */

@@ -10,7 +10,7 @@
 #include "../../abi/xen/sched.h"
 #include "../../abi/xen/version.h"
 #include "host_env.h"
-#include "../../host/multicall.h"
+#include "../../host/xen/multicall.h"
 
 #define FRAMES   64
 #define VA       0xffffffff80200000ull

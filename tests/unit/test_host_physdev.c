@@ -8,8 +8,8 @@
 #include "check.h"
 #include "host_env.h"
 #include "../../abi/xen/physdev.h"
-#include "../../host/physdev.h"
-#include "../../host/vcpu.h"
+#include "../../host/xen/physdev.h"
+#include "../../host/core/vcpu.h"
 
 #define FRAMES    64
 #define VA        0xffffffff80300000ull

@@ -10,8 +10,8 @@
 
 #include "check.h"
 #include "host_env.h"
-#include "../../host/mm.h"
-#include "../../host/vm_assist.h"
+#include "../../host/mm/mm.h"
+#include "../../host/xen/vm_assist.h"
 
 #define FRAMES     512
 #define GUEST_BASE 64

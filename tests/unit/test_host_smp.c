@@ -15,9 +15,9 @@
 #include "check.h"
 #include "host_env.h"
 
-#include "../../host/evtchn.h"
-#include "../../host/time.h"
-#include "../../host/tlb.h"
+#include "../../host/events/evtchn.h"
+#include "../../host/events/time.h"
+#include "../../host/mm/tlb.h"
 
 #define FRAMES      128
 #define PRIVATE_MFN 3            /* perch's: below guest_mfn_base */

@@ -6,8 +6,8 @@
 
 #include "check.h"
 #include "host_env.h"
-#include "../../host/tlb.h"
-#include "../../host/vcpu.h"
+#include "../../host/mm/tlb.h"
+#include "../../host/core/vcpu.h"
 
 #define FRAME_A (0x1234ull << 12)
 #define FRAME_B (0x5678ull << 12)

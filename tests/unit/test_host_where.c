@@ -9,8 +9,8 @@
 
 #include "check.h"
 #include "../../abi/xen/sched.h"
-#include "../../host/vcpu.h"
-#include "../../host/where.h"
+#include "../../host/core/vcpu.h"
+#include "../../host/core/where.h"
 #include "host_env.h"
 
 #define FRAMES    64

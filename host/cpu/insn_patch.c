@@ -1,0 +1,251 @@
+/*
+ * The table of trapping store sites (perch_shared.stats.patch_sites, which
+ * --stats prints) and the patches made of them: the rules are in
+ * insn_patch.h. A patch's `syscall` arrives in host_hypercall, which asks
+ * insn_patch_entry() first; active patches are found there by return
+ * address through a small open-addressed index.
+ */
+#include "insn_patch.h"
+
+#include "../env/env.h"
+#include "../x86/insn.h"
+#include "../x86/insn_liveness.h"
+#include "../mm/mm.h"
+#include "../core/vcpu.h"
+
+#define INDEX_SLOTS 128u   /* a power of two, over twice PERCH_PATCH_SITES */
+
+static const uint8_t call_saving_both[5] = { 0x51, 0x41, 0x53, 0x0f, 0x05 };
+static const uint8_t call_saving_rcx[3] = { 0x51, 0x0f, 0x05 };
+
+/* Host-only facts of each site: the machine address of its first byte. */
+static uint64_t site_maddr[PERCH_PATCH_SITES];
+/* Return address -> site number + 1 (0: empty), for active patches. */
+static uint64_t index_key[INDEX_SLOTS];
+static uint8_t index_site[INDEX_SLOTS];
+static unsigned nr_active;
+
+/* Sites in the table (the count is in memory the guest kernel can reach). */
+static unsigned nr_sites(void)
+{
+    uint32_t n = perch_shared.stats.nr_patch_sites;
+
+    return n < PERCH_PATCH_SITES ? n : PERCH_PATCH_SITES;
+}
+
+static unsigned slot_of(uint64_t ret)
+{
+    return (unsigned)((ret ^ (ret >> 7)) & (INDEX_SLOTS - 1));
+}
+
+static void index_rebuild(void)
+{
+    __builtin_memset(index_site, 0, sizeof(index_site));
+    nr_active = 0;
+    for (unsigned i = 0; i < nr_sites(); i++) {
+        const struct perch_patch_site *s = &perch_shared.stats.patch_sites[i];
+        uint64_t ret = s->rip + s->patch_len;
+        unsigned slot;
+
+        if (s->state != PERCH_PATCH_ACTIVE)
+            continue;
+        for (slot = slot_of(ret); index_site[slot]; slot = (slot + 1) & (INDEX_SLOTS - 1))
+            ;
+        index_key[slot] = ret;
+        index_site[slot] = (uint8_t)(i + 1);
+        nr_active++;
+    }
+}
+
+/* The active patch whose call returns to ret, if any. The table is in
+ * memory the guest kernel can reach, so the index's answer is re-checked. */
+static struct perch_patch_site *active_site(uint64_t ret)
+{
+    if (!nr_active)
+        return 0;
+    for (unsigned slot = slot_of(ret); index_site[slot]; slot = (slot + 1) & (INDEX_SLOTS - 1)) {
+        struct perch_patch_site *s = &perch_shared.stats.patch_sites[index_site[slot] - 1];
+
+        if (index_key[slot] == ret)
+            return s->state == PERCH_PATCH_ACTIVE && s->rip + s->patch_len == ret ? s : 0;
+    }
+    return 0;
+}
+
+/* The site at rip, added if new; 0 when the table is full. */
+static struct perch_patch_site *site_at(uint64_t rip, unsigned len)
+{
+    unsigned n = nr_sites();
+    struct perch_patch_site *s;
+
+    for (unsigned i = 0; i < n; i++)
+        if (perch_shared.stats.patch_sites[i].rip == rip)
+            return &perch_shared.stats.patch_sites[i];
+    if (n >= PERCH_PATCH_SITES)
+        return 0;
+    if (!n)
+        index_rebuild();               /* a table started afresh */
+    s = &perch_shared.stats.patch_sites[n];
+    __builtin_memset(s, 0, sizeof(*s));
+    s->rip = rip;
+    s->len = (uint8_t)len;
+    s->state = PERCH_PATCH_WAITING;
+    perch_shared.stats.nr_patch_sites = n + 1;
+    return s;
+}
+
+static uint8_t *text_bytes(const struct perch_patch_site *s)
+{
+    return (uint8_t *)env_alias_base() + site_maddr[s - perch_shared.stats.patch_sites];
+}
+
+/* Put the guest's own bytes back (at most an instruction's, whatever the
+ * table in the guest's reach says); the site's state becomes `why`. */
+static void undo(struct perch_patch_site *s, enum perch_patch_state why)
+{
+    __builtin_memcpy(text_bytes(s), s->original, s->len < INSN_MAX_BYTES ? s->len : INSN_MAX_BYTES);
+    s->state = (uint8_t)why;
+    index_rebuild();
+}
+
+/* Its page is being mapped writable: the guest's bytes back, and the site
+ * waits to be patched again once the page is read-only at a later trap
+ * (Linux's text_poke maps a page writable for each change and unmaps it
+ * after), unless that keeps happening. */
+static void undo_for_write(struct perch_patch_site *s)
+{
+    if (++s->rewrites >= PERCH_PATCH_MAX_REWRITES) {
+        undo(s, PERCH_PATCH_UNDONE_WRITE);
+        return;
+    }
+    undo(s, PERCH_PATCH_WAITING);
+}
+
+/* Whether the site may ever be patched, by where it is; ACTIVE: it may. */
+static enum perch_patch_state placement(const struct perch_patch_site *s)
+{
+    const typeof(perch_shared.boot) *b = &perch_shared.boot;
+
+    if (optimizations_off & PERCH_OPT_INSN_PATCHING)
+        return PERCH_PATCH_OFF;
+    /* Rewriting code another vCPU may be executing needs Linux's
+     * text_poke_bp dance (int3 first, every CPU synchronised between
+     * steps), which perch does not do yet. */
+    if (host_nr_vcpus > 1)
+        return PERCH_PATCH_SMP;
+    if (s->rip < b->kernel_text_start || s->rip + s->len > b->kernel_text_end)
+        return PERCH_PATCH_NOT_TEXT;
+    if ((s->rip & 0xfff) + s->len > 4096)
+        return PERCH_PATCH_CROSSES_PAGE;
+    return PERCH_PATCH_ACTIVE;
+}
+
+/* Which patch fits the instruction's length: its length, or 0 when none
+ * does (the r11 scan, the dearest check, runs once per site). */
+static unsigned patch_length(const struct perch_patch_site *s)
+{
+    if (s->len >= 5)
+        return 5;
+    return s->len >= 3 && insn_r11_dead_after(s->rip + s->len) ? 3 : 0;
+}
+
+/* The machine address of rip's byte if its page is a guest frame mapped
+ * read-only in the kernel's tables; 0 otherwise (not yet patchable). */
+static uint64_t read_only_text(uint64_t rip)
+{
+    uint64_t l1e_maddr = guest_l1e_maddr(rip, PTE_P), l1e;
+
+    if (l1e_maddr == GUEST_NO_ENTRY)
+        return 0;
+    l1e = mm_read_entry(l1e_maddr);
+    if ((l1e & (PTE_P | PTE_RW)) != PTE_P ||
+        !mm_guest_frame((l1e & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT))
+        return 0;
+    return (l1e & PTE_ADDR_MASK) | (rip & 0xfff);
+}
+
+static void try_patch(struct perch_patch_site *s)
+{
+    unsigned patch_len, i = (unsigned)(s - perch_shared.stats.patch_sites);
+    enum perch_patch_state where = placement(s);
+    uint8_t *text;
+
+    if (where != PERCH_PATCH_ACTIVE) {
+        s->state = (uint8_t)where;
+        return;
+    }
+    site_maddr[i] = read_only_text(s->rip);
+    if (!site_maddr[i])
+        return;                        /* still writable: wait */
+    if (s->len < 5 && __atomic_load_n(&perch_shared.boot.kernel_symbols, __ATOMIC_ACQUIRE) ==
+                          PERCH_SYMBOLS_PENDING)
+        return;                        /* the r11 scan needs them: wait */
+    patch_len = patch_length(s);
+    if (!patch_len) {
+        s->state = PERCH_PATCH_TOO_SHORT;
+        return;
+    }
+    text = text_bytes(s);
+    __builtin_memcpy(s->original, text, s->len);
+    __builtin_memcpy(text, patch_len == 5 ? call_saving_both : call_saving_rcx, patch_len);
+    __builtin_memset(text + patch_len, 0xcc, s->len - patch_len);
+    s->patch_len = (uint8_t)patch_len;
+    s->state = PERCH_PATCH_ACTIVE;
+    index_rebuild();
+}
+
+void insn_patch_trapped(uint64_t rip, unsigned len)
+{
+    struct perch_patch_site *s = site_at(rip, len);
+
+    if (!s) {
+        perch_shared.stats.patch_sites_unlisted++;
+        return;
+    }
+    s->traps++;
+    if (s->state != PERCH_PATCH_WAITING)
+        return;
+    s->len = (uint8_t)len;             /* as it is now: the guest may have rewritten it */
+    try_patch(s);
+}
+
+bool insn_patch_entry(struct cpu_regs *regs)
+{
+    struct perch_patch_site *s = active_site(regs->rcx);
+    unsigned words;
+    uint64_t saved[2];
+
+    if (!s)
+        return false;
+    /* The patch pushed rcx, then (5 bytes) r11; `syscall` put the flags in r11. */
+    words = s->patch_len == 5 ? 2 : 1;
+    if (copy_from_guest(saved, regs->rsp, words * 8))
+        host_fatal("guest kernel entered the patch at %lx with rsp %lx, "
+                   "which holds no saved registers", s->rip, regs->rsp);
+    regs->rflags = regs->r11;
+    if (words == 2) {
+        regs->r11 = saved[0];
+        regs->rcx = saved[1];
+    } else {
+        regs->rcx = saved[0];
+    }
+    regs->rsp += words * 8;
+    regs->rip = s->rip;
+    s->calls++;
+    if (ptwr_emulate_original(regs, s->original, s->len) == 0) {
+        perch_shared.stats.patched_stores++;
+        return true;
+    }
+    undo(s, PERCH_PATCH_UNDONE_TARGET);   /* the original runs from rip */
+    return true;
+}
+
+void insn_patch_frame_writable(uint64_t mfn)
+{
+    for (unsigned i = 0; nr_active && i < nr_sites(); i++) {
+        struct perch_patch_site *s = &perch_shared.stats.patch_sites[i];
+
+        if (s->state == PERCH_PATCH_ACTIVE && site_maddr[i] >> XEN_PAGE_SHIFT == mfn)
+            undo_for_write(s);
+    }
+}

@@ -1,0 +1,65 @@
+/*
+ * The Host starts before the guest: the Launcher points every vCPU at
+ * host_boot_entry, which comes here. On the first, the guest's
+ * start-of-day registers are in perch_shared.boot: the Host takes its
+ * state from there and enters the guest kernel with a jmp. The others
+ * wait until the guest brings them up (host/vcpu_context.c).
+ */
+#include "../events/backend.h"
+#include "../cpu/emulate.h"
+#include "../env/env.h"
+#include "../events/evtchn.h"
+#include "gdb.h"
+#include "../xen/grant_table.h"
+#include "../core/host.h"
+#include "../mm/mm.h"
+#include "../events/time.h"
+#include "../core/guest_mode.h"
+#include "guest_resume.h"
+#include "../core/host_lock.h"
+#include "../xen/vcpu_context.h"
+#include "../core/vcpu.h"
+
+_Noreturn void host_boot(struct cpu_regs *regs)
+{
+    const typeof(perch_shared.boot) *b = &perch_shared.boot;
+
+    current->id = env_cpu_id();
+    env_cpu_init();
+    if (b->nr_vcpus < 1 || b->nr_vcpus > PERCH_MAX_VCPUS)
+        host_fatal("the Launcher built %lu vCPUs (1 to %u)", b->nr_vcpus,
+                   PERCH_MAX_VCPUS);
+    host_nr_vcpus = (unsigned)b->nr_vcpus;
+    host_enter();
+    if (current->id != 0)
+        vcpu_context_start(regs);
+    current->state = VCPU_UP;
+    guest_mode_start(b->kernel_cr3, b->no_guest_isolation);
+    emulate_reset();
+    evtchn_shared_info_mfn = b->shared_info_mfn;
+    evtchn_init();
+    backend_init(b->console_port, b->xenstore_port);
+    time_tsc_khz = b->tsc_khz;
+    time_init();
+    time_set_wallclock(b->wallclock_ns);
+    mm_shared_info_mfn = b->shared_info_mfn;
+    if (!grant_table_boot(b->grant_first_mfn, b->grant_nr_frames))
+        host_fatal("the grant table's frames are not perch-private");
+    mm_m2p_maddr = b->m2p_maddr;
+    mm_frames = (struct mm_frame_info *)b->frame_table_va;
+    mm_strict = b->strict;
+    optimizations_off = (uint32_t)b->optimizations_off;
+    gdb_enabled = perch_shared.gdb.enabled != 0;
+    if (mm_boot())
+        host_fatal("the builder's page tables break the PV rules");
+    env_interrupts_init();
+    __builtin_memset(regs, 0, sizeof(*regs));
+    regs->rip = b->guest_rip;
+    regs->rsp = b->guest_rsp;
+    regs->rsi = b->guest_rsi;
+    regs->cs = FLAT_KERNEL_CS64;
+    regs->ss = FLAT_KERNEL_SS64;
+    regs->rflags = 0x202;
+    regs->vector = PERCH_VECTOR_SYSCALL;
+    guest_resume(regs);
+}

@@ -1,0 +1,118 @@
+/* The way back to the guest, and the choice between the Switcher's exits. */
+#include "guest_resume.h"
+
+#include "../core/bounce.h"
+#include "../env/env.h"
+#include "../events/evtchn.h"
+#include "gdb.h"
+#include "../core/guest_mode.h"
+#include "../core/host_lock.h"
+#include "../mm/tlb.h"
+#include "../core/vcpu.h"
+
+void guest_resume_needs_interrupts_on(void)
+{
+    current->interrupts_off = true;
+}
+
+/* The guest never runs with the real interrupt flag off: its virtual IF is
+ * the upcall mask. Nor with IOPL above 0, TF, NT or RF: kept are the
+ * arithmetic flags, DF, AC and ID; and TF while gdb steps it. */
+static void sanitise_flags(struct cpu_regs *regs)
+{
+    regs->rflags = (regs->rflags & 0x240cd5) | 0x202 | current->gdb_step_flags;
+}
+
+/* Pending events go to the guest kernel's event callback, with events
+ * masked, as Xen's upcall does: on every return to the guest. Not while
+ * gdb steps: the step stays in the code gdb looks at (as QEMU's). */
+static void deliver_upcall(struct cpu_regs *regs)
+{
+    if (!current->event_callback || !evtchn_upcall_due() || current->gdb_step_flags)
+        return;
+    if (bounce_to_guest(regs, current->event_callback, BOUNCE_DISABLE_EVENTS, 0))
+        host_fatal("an event is due but the guest kernel's stack (rsp %lx) "
+                   "cannot take the frame", regs->rsp);
+}
+
+/*
+ * What this vCPU's `syscall` entry (host/vm/entry.S) checks to know that
+ * it serves this vCPU: the GS base the guest runs with, read off the CPU
+ * at the last moment. A guest kernel's is its per-CPU base, distinct on
+ * every vCPU; guest user's may be any other vCPU's too, so with several
+ * vCPUs none is given for it and a user `syscall` that lands at LSTAR
+ * (without guest isolation) takes the entry's gate.
+ */
+static void note_entry_gs(void)
+{
+    this_cpu()->entry_gs = current->in_kernel || host_nr_vcpus == 1
+                               ? env_read_gs_base() : ENTRY_GS_NONE;
+}
+
+/* Load cr3 on the way out: it flushes whatever was pending too. */
+static _Noreturn void resume_loading(struct cpu_regs *regs, uint64_t cr3)
+{
+    tlb_flushed();
+    perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3]++;
+    host_leave(true);
+    switcher_resume_cr3(regs, cr3);
+}
+
+/*
+ * Guest user in its own view is always entered through CR3_RESUME;
+ * the next event from user mode brings the kernel CR3 back
+ * (guest_arrived_from_user). Without guest isolation, user runs on the
+ * kernel's L4 and leaves like a kernel frame.
+ */
+_Noreturn void guest_resume(struct cpu_regs *regs)
+{
+    bool restore_if;
+
+    if (gdb_enabled)
+        gdb_on_resume(regs);
+    if (current->shootdown)
+        tlb_shootdown();
+    restore_if = current->interrupts_off;
+    current->interrupts_off = false;
+    deliver_upcall(regs);
+    sanitise_flags(regs);
+    note_entry_gs();
+    /* tour syscall.9: guest user in its own view is entered by CR3_RESUME: visit two */
+    if (!current->in_kernel && !current->isolation_off) {
+        current->loaded_cr3 = current->user_cr3;
+        resume_loading(regs, current->user_cr3);
+    }
+    /* tour multicall.6: however many flushes the batch asked for, one CR3 load */
+    if (current->kernel_cr3 != current->loaded_cr3 || (current->pending & PENDING_TLB_FLUSH)) {
+        current->loaded_cr3 = current->kernel_cr3;
+        resume_loading(regs, current->kernel_cr3);
+    }
+    if (restore_if || (optimizations_off & PERCH_OPT_NATIVE_RETURN)) {
+        perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
+        host_leave(true);
+        switcher_resume(regs);
+    }
+    /* tour syscall.6: a guest-kernel frame in the loaded address space: a jmp at CPL3, no ring 0 */
+    host_leave(true);
+    resume_native(regs);
+}
+
+/*
+ * An interrupt may find the Host on its way out to the guest, the lock
+ * already let go: the way out has looked at the pending flush already,
+ * and another vCPU's shootdown that sees this vCPU leave the guest now
+ * counts on it. So a flush it owes is done here, on the kernel's L4
+ * (which maps the Host whatever the way out loads next).
+ */
+_Noreturn void host_resume_interrupted(struct cpu_regs *regs)
+{
+    if ((current->pending & PENDING_TLB_FLUSH) && !host_holds_lock_below()) {
+        tlb_flushed();
+        perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3]++;
+        env_flush_tlb(current->kernel_cr3);
+    }
+    current->interrupts_off = false;
+    perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
+    host_leave(false);
+    switcher_resume(regs);
+}

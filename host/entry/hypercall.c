@@ -1,0 +1,126 @@
+/*
+ * The hypercall table. A guest-kernel `syscall` lands in host/vm/entry.S,
+ * which saves the registers and calls host_hypercall(): no trap, no ring 0,
+ * the whole call runs at native speed.
+ */
+#include "../env/env.h"
+#include "../events/evtchn.h"
+#include "../core/host.h"
+#include "../core/host_lock.h"
+#include "../cpu/insn_patch.h"
+#include "../mm/mm.h"
+#include "../events/time.h"
+#include "../mm/tlb.h"
+#include "../core/vcpu.h"
+#include "guest_resume.h"
+#include "../core/where.h"
+
+static const hypercall_fn hypercall_table[XEN_NR_HYPERCALLS] = {
+    [HYPERVISOR_set_trap_table] = do_set_trap_table,
+    [HYPERVISOR_stack_switch] = do_stack_switch,
+    [HYPERVISOR_set_callbacks] = do_set_callbacks,
+    [HYPERVISOR_fpu_taskswitch] = do_fpu_taskswitch,
+    [HYPERVISOR_set_segment_base] = do_set_segment_base,
+    [HYPERVISOR_set_gdt] = do_set_gdt,
+    [HYPERVISOR_update_descriptor] = do_update_descriptor,
+    [HYPERVISOR_callback_op] = do_callback_op,
+    [HYPERVISOR_mmu_update] = do_mmu_update,
+    [HYPERVISOR_mmuext_op] = do_mmuext_op,
+    [HYPERVISOR_update_va_mapping] = do_update_va_mapping,
+    [HYPERVISOR_multicall] = do_multicall,
+    [HYPERVISOR_memory_op] = do_memory_op,
+    [HYPERVISOR_vm_assist] = do_vm_assist,
+    [HYPERVISOR_physdev_op] = do_physdev_op,
+    [HYPERVISOR_physdev_op_compat] = do_physdev_op_compat,
+    [HYPERVISOR_grant_table_op] = do_grant_table_op,
+    [HYPERVISOR_event_channel_op] = do_event_channel_op,
+    [HYPERVISOR_event_channel_op_compat] = do_event_channel_op_compat,
+    [HYPERVISOR_vcpu_op] = do_vcpu_op,
+    [HYPERVISOR_set_timer_op] = do_set_timer_op,
+    [HYPERVISOR_console_io] = do_console_io,
+    [HYPERVISOR_xen_version] = do_xen_version,
+    [HYPERVISOR_sched_op] = do_sched_op,
+    [HYPERVISOR_perch_op] = do_perch_op,
+};
+
+/* Without the lazy flush, every hypercall (every multicall entry) that
+ * asks for a flush gets its own ring-0 visit for it, there and then. */
+static void flush_now(void)
+{
+    tlb_flushed();
+    perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3]++;
+    env_flush_tlb(current->kernel_cr3);
+}
+
+long hypercall_dispatch(uint64_t nr, const uint64_t args[5])
+{
+    hypercall_fn fn;
+    long rc;
+
+    if (nr >= XEN_NR_HYPERCALLS) {
+        perch_shared.stats.hypercalls_unknown++;
+        return -XEN_ENOSYS;
+    }
+    /* tour multicall.2: the table by number, counted; a multicall entry comes back here */
+    perch_shared.stats.hypercalls[nr]++;
+    fn = hypercall_table[nr];
+    rc = fn ? fn(args[0], args[1], args[2], args[3], args[4]) : -XEN_ENOSYS;
+    if ((optimizations_off & PERCH_OPT_LAZY_FLUSH) && (current->pending & PENDING_TLB_FLUSH))
+        flush_now();
+    if (current->shootdown)
+        tlb_shootdown();
+    return rc;
+}
+
+/*
+ * The `syscall` in regs, the Host entered: returns when the hypercall left
+ * nothing for ring 0 to do. Otherwise (a pending flush or address-space
+ * change) it leaves through guest_resume. Without guest isolation, guest
+ * user's `syscall` lands here too, on the kernel's L4: the mode tells it
+ * from a hypercall; and so does a patched page-table store's
+ * (host/insn_patch.c): its return address tells it.
+ */
+static void serve_syscall(struct cpu_regs *regs)
+{
+    const uint64_t args[5] = { regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8 };
+
+    where_entered(regs);
+    /* tour syscall.11: without guest isolation a user `syscall` lands here: steps 1-4, 9, 10 vanish */
+    if (!current->in_kernel) {
+        perch_shared.stats.cpl3_user_syscalls++;
+        user_syscall(regs);
+    }
+    if (insn_patch_entry(regs))
+        guest_resume(regs);
+    if (regs->rax == HYPERVISOR_iret) {
+        perch_shared.stats.hypercalls[HYPERVISOR_iret]++;
+        do_iret(regs);
+    }
+    regs->rax = hypercall_dispatch(regs->rax, args);
+    if (current->pending || evtchn_upcall_due() ||
+        (optimizations_off & PERCH_OPT_NATIVE_RETURN))
+        guest_resume(regs);
+}
+
+/* The entry code goes back to the guest with a jmp when this returns. */
+void host_hypercall(struct cpu_regs *regs)
+{
+    host_enter();
+    serve_syscall(regs);
+    host_leave(true);
+}
+
+/* Entered already, by the exception: one Host entry, one way out. */
+_Noreturn void syscall_from_exception(struct cpu_regs *regs)
+{
+    if (!current->in_kernel && !current->isolation_off)
+        user_syscall(regs);
+    regs->rip = regs->rcx;
+    regs->rflags = regs->r11;
+    regs->cs = FLAT_KERNEL_CS64;
+    regs->ss = FLAT_KERNEL_SS64;
+    regs->error_code = 0;
+    regs->vector = PERCH_VECTOR_SYSCALL;
+    serve_syscall(regs);
+    guest_resume(regs);
+}

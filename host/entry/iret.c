@@ -1,0 +1,46 @@
+/*
+ * The iret hypercall: how the guest kernel returns from its handlers, to
+ * itself or to guest user mode. It never returns to its caller: the frame
+ * the guest pushed (rax, r11, rcx, flags, rip, cs, rflags, rsp, ss) becomes
+ * the vCPU's state.
+ */
+#include "../core/bounce.h"
+#include "../core/host.h"
+#include "../core/vcpu.h"
+#include "../core/guest_mode.h"
+#include "guest_resume.h"
+
+_Noreturn void do_iret(struct cpu_regs *regs)
+{
+    struct iret_context ctx;
+    bool to_user;
+
+    if (copy_from_guest(&ctx, regs->rsp, sizeof(ctx)))
+        host_fatal("iret: the frame at rsp %lx cannot be read", regs->rsp);
+    /* tour syscall.8: the frame Linux pushed decides: back to user mode, GS base swapped */
+    to_user = (ctx.cs & 3) == 3;
+    if (to_user && !current->user_cr3)
+        host_fatal("iret to user mode (rip %lx) without user page tables", ctx.rip);
+    if (to_user) {
+        guest_enter_user();
+        regs->cs = ctx.cs | 3;
+        regs->ss = ctx.ss | 3;
+    } else {
+        regs->cs = FLAT_KERNEL_CS64;   /* the kernel runs at CPL3 too */
+        regs->ss = FLAT_KERNEL_SS64;
+    }
+    regs->rip = ctx.rip;
+    regs->rflags = ctx.rflags;
+    regs->rsp = ctx.rsp;
+    regs->rax = ctx.rax;
+    if (ctx.flags & VGCF_in_syscall) {
+        regs->rcx = ctx.rip;           /* as sysret leaves them */
+        regs->r11 = ctx.rflags;
+    } else {
+        regs->rcx = ctx.rcx;
+        regs->r11 = ctx.r11;
+    }
+    /* The guest's virtual IF comes back from the frame's IF. */
+    bounce_set_events_masked(!(ctx.rflags & 0x200));
+    guest_resume(regs);
+}

@@ -1,0 +1,103 @@
+/*
+ * The local APIC, programmed by the Host at CPL3 through its xAPIC MMIO
+ * page (HOST_APIC_VA): KVM emulates those stores in the kernel, without an
+ * exit to the Launcher, and no ring-0 instruction is needed. Its timer, in
+ * one-shot mode with KVM's 1 GHz bus and divide-by-1, counts nanoseconds.
+ */
+#include "env.h"
+#include "../core/host.h"
+#include "../events/time.h"
+#include "../core/vcpu.h"
+
+#define APIC_TPR     0x080
+#define APIC_EOI     0x0b0
+#define APIC_SVR     0x0f0
+#define APIC_LVT_TIMER 0x320
+#define APIC_TIMER_INIT 0x380
+#define APIC_TIMER_DIV 0x3e0
+#define APIC_MAX_COUNT 0xffffffffull
+
+static void apic_write(unsigned reg, uint32_t value)
+{
+    *(volatile uint32_t *)(HOST_APIC_VA + reg) = value;
+}
+
+void env_interrupts_init(void)
+{
+    apic_write(APIC_SVR, 0x1ff);          /* enabled, spurious vector 0xff */
+    apic_write(APIC_TPR, 0);
+    apic_write(APIC_TIMER_DIV, 0xb);      /* divide by 1 */
+    apic_write(APIC_LVT_TIMER, PERCH_TIMER_VECTOR);   /* one-shot */
+}
+
+/* The count is 32 bits: a far deadline fires early and is re-armed. */
+static void program(uint64_t deadline)
+{
+    uint64_t now = time_now_ns();
+    uint64_t delta = deadline > now ? deadline - now : 1;
+
+    apic_write(APIC_TIMER_INIT, delta > APIC_MAX_COUNT ? APIC_MAX_COUNT : delta);
+}
+
+void env_timer_arm(uint64_t deadline_ns)
+{
+    current->timer.armed = deadline_ns ? deadline_ns : 1;
+    program(current->timer.armed);
+}
+
+void env_timer_cancel(void)
+{
+    current->timer.armed = 0;
+    apic_write(APIC_TIMER_INIT, 0);
+}
+
+void env_interrupt_ack(void)
+{
+    apic_write(APIC_EOI, 0);
+    *(volatile uint64_t *)this_cpu_va(SW_WAKE_SLOT) = 1;
+}
+
+void env_wake_clear(void)
+{
+    *(volatile uint64_t *)this_cpu_va(SW_WAKE_SLOT) = 0;
+}
+
+/*
+ * A fixed interrupt to another vCPU (APIC ID = vCPU id): the high word,
+ * then the low one, which sends. An interrupt between the two on this
+ * vCPU may send one of its own and change the high word: then send again
+ * (one IPI too many is harmless, one sent elsewhere is not).
+ */
+#define APIC_ICR_LOW  0x300
+#define APIC_ICR_HIGH 0x310
+
+void env_send_ipi(unsigned cpu, unsigned vector)
+{
+    volatile unsigned *seq = &current->ipi_seq;
+    unsigned before;
+
+    do {
+        *seq = *seq + 1;
+        before = *seq;
+        apic_write(APIC_ICR_HIGH, cpu << 24);
+        apic_write(APIC_ICR_LOW, vector);
+    } while (*seq != before);
+}
+
+bool env_timer_due(void)
+{
+    if (!current->timer.armed)
+        return false;
+    if (time_now_ns() < current->timer.armed) {
+        program(current->timer.armed);
+        return false;
+    }
+    current->timer.armed = 0;
+    return true;
+}
+
+void env_timer_nudge(uint64_t delay_ns)
+{
+    if (!current->timer.armed || current->timer.armed > time_now_ns() + delay_ns)
+        apic_write(APIC_TIMER_INIT, delay_ns);
+}

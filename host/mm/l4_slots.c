@@ -1,0 +1,22 @@
+/*
+ * perch's slots (257, 258) in the guest's L4s. Xen fills its hypervisor
+ * slots into every L4 it validates; perch does the same with the entries
+ * the Launcher built (abi/layout.h, launcher/vm/hole.c): a kernel view gets
+ * the Switcher, the Host, the M2P and the alias, a user view only the
+ * Switcher and the syscall trampoline.
+ */
+#include "../env/env.h"
+#include "../core/host.h"
+
+/* Both slots are written, 258 as 0 in a user view: a frame can go from one
+ * view to the other. host/mm.c calls it when an L4 is pinned (user view
+ * unless it is the current kernel L4) and on every NEW_BASEPTR (kernel
+ * view) and NEW_USER_BASEPTR (user view). */
+void hole_fill_l4(uint64_t l4_maddr, bool user_view)
+{
+    volatile uint64_t *l4 = (volatile uint64_t *)(env_alias_base() + (l4_maddr & PTE_ADDR_MASK));
+
+    l4[PERCH_SLOT_FIRST] = user_view ? perch_shared.boot.user_slot_257
+                                     : perch_shared.boot.kernel_slot_257;
+    l4[PERCH_ALIAS_SLOT] = user_view ? 0 : perch_shared.boot.kernel_slot_258;
+}

@@ -1,0 +1,23 @@
+/*
+ * vCPUs past the first (host/vcpu_context.c): the context
+ * VCPUOP_initialise gives one, and its start once VCPUOP_up lets it go.
+ */
+#ifndef PERCH_HOST_VCPU_CONTEXT_H
+#define PERCH_HOST_VCPU_CONTEXT_H
+
+#include "../core/host.h"
+#include "../core/vcpu.h"
+
+/* Check the guest's vcpu_guest_context at guest VA arg and give it to v
+ * (VCPU_OFF, not the current vCPU): 0, -XEN_EFAULT or -XEN_EINVAL (or an
+ * error of its L4's validation). */
+long vcpu_context_load(struct vcpu *v, uint64_t arg);
+
+/* Sleep until another vCPU brings this one up (VCPUOP_up). */
+void vcpu_context_wait_up(void);
+
+/* A vCPU past the first, from host_boot: wait (asleep) until the guest
+ * brings it up, then enter the guest kernel as its context says. */
+_Noreturn void vcpu_context_start(struct cpu_regs *regs);
+
+#endif
