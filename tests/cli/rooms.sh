@@ -1,28 +1,42 @@
-# launcher/ is in rooms (issue: the Launcher's files in rooms): no source
-# file beside main.c at its top, a README.md in every room saying what it
-# owns and what it may call, every include across rooms named in that
-# README, and no circle between rooms.
+# launcher/ and host/ are in rooms (issues: the Launcher's files in rooms,
+# the Host in rooms): no source file at a tree's top but the one it allows
+# (launcher/main.c, host/host.lds.S), a README.md in every room saying what
+# it owns and what it may call, and every include across rooms named in
+# that README. launcher/ has no circle between rooms; host/ still has some
+# (host/README.md), printed here but not yet a failure.
 . tests/lib.sh
 
-loose=$(find launcher -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) ! -name main.c)
-if [ -z "$loose" ]; then pass rooms/top_level; else fail rooms/top_level "files outside a room: $loose"; fi
+# check_rooms TREE PREFIX ALLOWED: the checks above for TREE/*/, named
+# PREFIX/...; ALLOWED is the one source file TREE's top may hold. The rooms'
+# edges ("room other", one per line) are left in $TMP/TREE.edges.
+check_rooms() {
+    local tree=$1 prefix=$2 allowed=$3 loose dir room other
+    loose=$(find "$tree" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) ! -name "$allowed")
+    if [ -z "$loose" ]; then pass "$prefix/top_level"; else fail "$prefix/top_level" "files outside a room: $loose"; fi
 
-: >"$TMP/edges"
-for dir in launcher/*/; do
-    room=$(basename "$dir")
-    if [ -s "$dir/README.md" ]; then pass "rooms/$room/readme"; else fail "rooms/$room/readme" "no README.md"; fi
-    for other in $(grep -ho '#include "\.\./[a-z_]*/' "$dir"*.[chS] 2>/dev/null | sed 's|#include "\.\./||; s|/$||' | sort -u); do
-        [ "$other" = "$room" ] && continue
-        echo "$room $other" >>"$TMP/edges"
-        if grep -q "\b$other/" "$dir/README.md"; then
-            pass "rooms/$room/calls_$other"
-        else
-            fail "rooms/$room/calls_$other" "includes from $other/, which its README does not name"
-        fi
+    : >"$TMP/$tree.edges"
+    for dir in "$tree"/*/; do
+        room=$(basename "$dir")
+        if [ -s "$dir/README.md" ]; then pass "$prefix/$room/readme"; else fail "$prefix/$room/readme" "no README.md"; fi
+        for other in $(grep -ho '#include "\.\./[a-z0-9_]*/' "$dir"*.[chS] 2>/dev/null | sed 's|#include "\.\./||; s|/$||' | sort -u); do
+            [ "$other" = "$room" ] && continue
+            echo "$room $other" >>"$TMP/$tree.edges"
+            if grep -q "\b$other/" "$dir/README.md"; then
+                pass "$prefix/$room/calls_$other"
+            else
+                fail "$prefix/$room/calls_$other" "includes from $other/, which its README does not name"
+            fi
+        done
     done
-done
-if tsort "$TMP/edges" >/dev/null 2>"$TMP/tsort.err"; then
+}
+
+check_rooms launcher rooms main.c
+if tsort "$TMP/launcher.edges" >/dev/null 2>"$TMP/tsort.err"; then
     pass rooms/no_circle
 else
     fail rooms/no_circle "$(tr '\n' ' ' <"$TMP/tsort.err")"
 fi
+
+check_rooms host rooms/host host.lds.S
+tsort "$TMP/host.edges" >/dev/null 2>"$TMP/host_tsort.err" ||
+    echo "host/ rooms still in a circle (not yet a failure): $(grep -v 'input contains a loop' "$TMP/host_tsort.err" | sed 's/^tsort: //' | sort -u | tr '\n' ' ')"
