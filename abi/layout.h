@@ -48,7 +48,7 @@
  * once in each vCPU's block (the same frames) and reaches its data
  * RIP-relative, so one copy serves every vCPU without a register or a
  * global saying which it is; the Host finds its block from its stack
- * pointer (host/vm/cpu.h), and its entry code reaches the IST pages of the
+ * pointer (host/core/vcpu.h), and its entry code reaches the IST pages of the
  * same vCPU at a fixed distance from its stack.
  */
 #define PERCH_MAX_VCPUS    64
@@ -159,8 +159,8 @@
  */
 #define PERCH_BACKEND_VECTOR 0xee
 
-/* One vCPU's Host asks another's to look (host/evtchn.c: an event raised
- * for it; host/tlb.c: a flush it owes): a fixed IPI of this vector. */
+/* One vCPU's Host asks another's to look (host/events/evtchn.c: an event raised
+ * for it; host/mm/tlb.c: a flush it owes): a fixed IPI of this vector. */
 #define PERCH_IPI_VECTOR 0xed
 
 /* The event-channel port of the ring console (hvc0 in Linux), announced in
@@ -204,7 +204,7 @@
 /*
  * The Host's per-vCPU area: vCPU i's block at PERCH_CPU_VA(HOST_CPU_VA, i),
  * mapped by the Launcher for the vCPUs there are: its state (struct
- * host_cpu, host/vm/cpu.h), then its exception and interrupt stacks, one
+ * host_cpu, host/core/vcpu.h), then its exception and interrupt stacks, one
  * range. The handoff frames land on these stacks.
  */
 #define HOST_CPU_VA          (HOST_IMAGE_VA + U64(0x20000000))
@@ -219,7 +219,7 @@
 #define PERCH_M2P_MAX_BYTES U64(0x40000000)
 
 /* The vCPU's control registers, set once by the Launcher (launcher/vm/kvm.c)
- * and shown to the guest by the Host's emulation (host/emulate.c):
+ * and shown to the guest by the Host's emulation (host/cpu/emulate.c):
  * CR0 = PG|AM|WP|NE|ET|MP|PE, CR4 = PAE|OSFXSR|OSXMMEXCPT|FSGSBASE,
  * EFER = LME|LMA|NXE|SCE. */
 #define PERCH_VCPU_CR0     U64(0x80050033)
@@ -370,7 +370,7 @@ struct perch_cpuid_seen {
 
 /*
  * The kernel-text instructions whose page-table stores trapped, and what
- * host/insn_patch.c made of each (the first PERCH_PATCH_SITES; later ones
+ * host/cpu/insn_patch.c made of each (the first PERCH_PATCH_SITES; later ones
  * are only counted). A patched site's first bytes call the Host instead:
  * `push %rcx; push %r11; syscall` (5 bytes), or `push %rcx; syscall` (3)
  * where r11 is provably dead after the instruction; the rest are int3.
@@ -423,7 +423,7 @@ struct perch_patch_site {
  * AMD ones).
  */
 #define PERCH_CPUID_ENTRIES 160u
-/* The XSAVE components a guest kernel may be offered (host/cpuid.c): x87,
+/* The XSAVE components a guest kernel may be offered (host/cpu/cpuid.c): x87,
  * SSE, AVX and AVX-512's three. Not PKRU, not AMX's tiles: the Launcher
  * hides those from the CPUID guest processes read where KVM answers it. */
 #define PERCH_XCR0_OFFERED 0xe7ull
@@ -503,9 +503,9 @@ struct perch_shared {
         /* The CPU the guest's CPUID and MSR answers start from. */
         struct perch_cpu cpu;
         /* The kernel's own text (its ELF's read-execute segment), the only
-         * place host/insn_patch.c patches; 0, 0: none. */
+         * place host/cpu/insn_patch.c patches; 0, 0: none. */
         uint64_t kernel_text_start, kernel_text_end;
-        /* What the kernel's symbols say, for host/insn_patch.c. The
+        /* What the kernel's symbols say, for host/cpu/insn_patch.c. The
          * Launcher reads them while the guest boots and then sets
          * kernel_symbols (release order): PERCH_SYMBOLS_*. r11_readers:
          * the kernel functions that take r11 as an input (the retpoline
@@ -552,7 +552,7 @@ struct perch_shared {
         uint64_t cpl3_user_syscalls;   /* guest-user `syscall`s at CPL3 */
         uint64_t pf_address_decoded;   /* CPL3 #PFs whose address was proven */
         uint64_t tlb_flushes_elided;   /* flush requests that needed none */
-        uint64_t tlb_shootdowns;       /* flushes other vCPUs owed (host/tlb.c) */
+        uint64_t tlb_shootdowns;       /* flushes other vCPUs owed (host/mm/tlb.c) */
         uint64_t syscalls_redirected;  /* `syscall`s made by #UD: the entry was unsure */
         uint64_t patched_stores;       /* PTE stores that came through a patch */
         uint64_t patch_sites_unlisted; /* traps at sites past the table's end */
@@ -578,7 +578,7 @@ struct perch_shared {
     uint32_t console_cons;
     uint8_t console_ring[PERCH_CONSOLE_RING_BYTES];
 
-    /* --gdb (host/gdb.c, launcher/gdb/). Guest-writable like the rest:
+    /* --gdb (host/entry/gdb.c, launcher/gdb/). Guest-writable like the rest:
      * the Host copies what it takes, the Launcher shows gdb numbers and
      * walks only guest frames. */
     struct {

@@ -1,7 +1,7 @@
 /*
  * Saving and restoring the general registers on the stack, for assembly:
  * SAVE_GPRS pushes them so that r15 ends lowest, the layout of the Host's
- * struct cpu_regs (host/host.h) and of the test guests' frames.
+ * struct cpu_regs (host/core/host.h) and of the test guests' frames.
  */
 #ifndef PERCH_GPRS_H
 #define PERCH_GPRS_H

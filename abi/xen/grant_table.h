@@ -1,7 +1,7 @@
 /*
  * Grant tables, version 1 (Xen 4.17's public/grant_table.h): what a domain
  * needs to share its frames with a back end. perch serves query_size,
- * setup_table, set_version and get_version (host/grant_table.c); its back
+ * setup_table, set_version and get_version (host/xen/grant_table.c); its back
  * ends check entries in the Launcher (launcher/xenbus/grant.c).
  *
  * A v1 table is an array of 8-byte entries in frames the guest gets from

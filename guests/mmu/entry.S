@@ -142,7 +142,7 @@ mmu_pte_andb_rw:
 
 /*
  * The patch page: text of its own, which test_patched_stores maps
- * read-only so that perch may patch the store in it (host/insn_patch.c).
+ * read-only so that perch may patch the store in it (host/cpu/insn_patch.c).
  * long mmu_patch_btr1(volatile uint64_t *p): `lock btrq $1, (m)` with rcx
  * and r11 holding known values across it; returns CF, plus 2 if either
  * register changed. long mmu_patch_enter_syscall(volatile uint64_t *p):

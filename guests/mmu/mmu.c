@@ -806,7 +806,7 @@ static void test_trapped_writes(void)
 
 /*
  * perch patches a trapping PTE store once its page of text is read-only
- * (host/insn_patch.c). The first store traps; the next ones go through the
+ * (host/cpu/insn_patch.c). The first store traps; the next ones go through the
  * patch, keeping every register; entering the patch at its syscall with
  * the words it would have pushed is the same; and once the guest maps
  * that text writable, it reads and writes its own bytes there, and runs

@@ -22,7 +22,7 @@ int bounce_to_guest(struct cpu_regs *regs, uint64_t handler, unsigned flags,
                     uint64_t error_code);
 
 /* The guest's event mask (vcpu_info.evtchn_upcall_mask): set by a bounce
- * with BOUNCE_DISABLE_EVENTS, saved in the frame; host/evtchn.c owns it. */
+ * with BOUNCE_DISABLE_EVENTS, saved in the frame; host/events/evtchn.c owns it. */
 bool bounce_events_masked(void);
 /* A #PF's address, where the guest kernel reads it (vcpu_info.arch.cr2). */
 void bounce_record_fault_address(uint64_t cr2);

@@ -1,6 +1,6 @@
 /*
  * Which guest mode runs, kernel or user, and the address spaces each needs.
- * The way back to the guest is host/guest_resume.h.
+ * The way back to the guest is host/entry/guest_resume.h.
  */
 #ifndef PERCH_GUEST_MODE_H
 #define PERCH_GUEST_MODE_H

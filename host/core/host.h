@@ -25,7 +25,7 @@
  * A vCPU's registers as the Host's entry code saves them: the general
  * registers, then the iret frame in the hardware's order (so a pointer to
  * `rip` is an iret frame), then the Host's own note of how it was entered.
- * host/vm/entry.S builds and consumes this layout: keep them in step.
+ * host/env/entry.S builds and consumes this layout: keep them in step.
  */
 struct cpu_regs {
     uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
@@ -41,9 +41,9 @@ _Static_assert(offsetof(struct cpu_regs, vector) == 21 * 8, "entry.S vector slot
 /* The page shared with the Launcher (its layout is in abi/layout.h). */
 extern struct perch_shared perch_shared;
 
-/* Entry points called from host/vm/entry.S. host_hypercall returns when
+/* Entry points called from host/env/entry.S. host_hypercall returns when
  * the guest may be resumed natively; the others leave through guest_resume
- * (host/guest_resume.h). host_trap: through the Switcher in the kernel
+ * (host/entry/guest_resume.h). host_trap: through the Switcher in the kernel
  * view; host_trap_user: through the user view's stubs; host_trap_cpl3 and
  * host_interrupt_cpl3: through DPL3 gates, without ring 0. */
 void host_hypercall(struct cpu_regs *regs);
@@ -54,13 +54,13 @@ void host_trap_cpl3(struct cpu_regs *regs);
 void host_interrupt_cpl3(struct cpu_regs *regs);
 
 /* A guest-user `syscall`, bounced to the guest kernel's syscall callback
- * (host/trap.c). */
+ * (host/entry/trap.c). */
 _Noreturn void user_syscall(struct cpu_regs *regs);
 
 /* A `syscall` that reached the Host as an exception inside its entry (a
  * step gdb asked for; an entry that could not prove its vCPU), regs the
  * guest's registers as `syscall` left them: made as the entry would have
- * (host/hypercall.c). */
+ * (host/entry/hypercall.c). */
 _Noreturn void syscall_from_exception(struct cpu_regs *regs);
 
 /* Run hypercall nr with its five arguments, counting it (also what a
@@ -103,12 +103,12 @@ void launcher_request(enum perch_request reason, uint64_t arg0);
 _Noreturn void host_fatal(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
-/* Console output into the ring the Launcher drains (host/console.c). */
+/* Console output into the ring the Launcher drains (host/events/console.c). */
 void console_put(const char *bytes, size_t len);
 
 /*
  * Guest memory as the current guest-kernel page tables map it, read and
- * written through the alias after a software walk (host/guest_access.c):
+ * written through the alias after a software walk (host/core/guest_access.c):
  * a bad guest pointer gives -XEN_EFAULT, never a fault in the Host.
  */
 long copy_from_guest(void *dst, uint64_t va, size_t len);

@@ -9,7 +9,7 @@
  * Host stacks, its local APIC) is its own; another vCPU changes it only
  * with the lock held, and only fields its owner also reads under the
  * lock. One exception: in_guest, set and cleared by its vCPU alone, read
- * by any (host/tlb.c's shootdowns), with atomic accesses.
+ * by any (host/mm/tlb.c's shootdowns), with atomic accesses.
  *
  * Every entry into the Host's C code takes the lock (host_enter) and every
  * way out lets it go (host_leave). An interrupt may enter the Host on top
@@ -30,7 +30,7 @@
 void host_enter(void);
 
 /* On every way out: to the guest (its TLB may from now on hold what
- * host/tlb.c must shoot down) or back into the Host code the entry
+ * host/mm/tlb.c must shoot down) or back into the Host code the entry
  * interrupted. */
 void host_leave(bool to_guest);
 

@@ -1,7 +1,7 @@
 /*
  * The guest's virtual CPUs as the Host keeps them, each in its vCPU's
- * per-vCPU area (abi/layout.h, HOST_CPU_VA). host/guest_mode.c owns the
- * mode and the address spaces, host/guest_resume.c the pending privileged
+ * per-vCPU area (abi/layout.h, HOST_CPU_VA). host/core/guest_mode.c owns the
+ * mode and the address spaces, host/entry/guest_resume.c the pending privileged
  * work that the way out applies.
  */
 #ifndef PERCH_VCPU_H
@@ -57,14 +57,14 @@ struct vcpu {
     uint64_t gs_base_user;
     bool segments_dirty;
 
-    /* The emulated processor (host/emulate.c): the guest's view of CR0.TS
+    /* The emulated processor (host/cpu/emulate.c): the guest's view of CR0.TS
      * (clts, mov-to-CR0 and fpu_taskswitch change it; the real TS stays
      * clear), its shadow CR4, and the first unreadable instruction byte of
      * an EMUL_INJECT_PF. */
     bool cr0_ts;
     uint64_t cr4;
     uint64_t xcr0;          /* the guest kernel's XCR0 (xsetbv): a subset of
-                             * the real one, which KVM keeps (host/cpuid.c) */
+                             * the real one, which KVM keeps (host/cpu/cpuid.c) */
     uint64_t emulated_fault_address;
 
     /* The virtual I/O privilege level and I/O bitmap (physdev_op). */
@@ -72,7 +72,7 @@ struct vcpu {
     uint64_t iobitmap;          /* guest VA of the bitmap */
     uint32_t iobitmap_ports;    /* ports it covers */
 
-    /* Time (host/time.c): the guest's single-shot timer and the Host's own
+    /* Time (host/events/time.c): the guest's single-shot timer and the Host's own
      * wake-up (0: not armed), and the runstate area the guest registered. */
     struct {
         uint64_t guest_deadline;
@@ -85,16 +85,16 @@ struct vcpu {
     } runstate;
 
     /* The last #PF address proven at CPL3, with where it was taken: the
-     * same proof twice in a row is read from CR2 (host/fault_address.c). */
+     * same proof twice in a row is read from CR2 (host/cpu/fault_address.c). */
     uint64_t proven_fault_rip, proven_fault_cr3, proven_fault_address;
 
-    /* --gdb (host/gdb.c): TF while gdb steps the guest, else 0; the way
+    /* --gdb (host/entry/gdb.c): TF while gdb steps the guest, else 0; the way
      * out keeps it in the guest's flags. gdb_step_rip: where the step
      * began. */
     uint64_t gdb_step_flags;
     uint64_t gdb_step_rip;
 
-    /* SMP (host/host_lock.c, host/vcpu_op.c). in_guest: the vCPU runs
+    /* SMP (host/core/host_lock.c, host/xen/vcpu_op.c). in_guest: the vCPU runs
      * guest code, so its TLB may hold guest mappings (atomic: others read
      * it). lock_levels: host_lock.h's stack of bits. ipi_seq: lapic.c's
      * count of IPIs sent. state: VCPU_OFF until VCPUOP_initialise gives
@@ -102,15 +102,15 @@ struct vcpu {
      * VCPUOP_up, VCPU_DOWN again while it sleeps in VCPUOP_down. */
     bool in_guest;
     uint64_t lock_levels;
-    uint64_t shootdown;     /* vCPUs (bit i) that owe a flush: host/tlb.c */
+    uint64_t shootdown;     /* vCPUs (bit i) that owe a flush: host/mm/tlb.c */
     unsigned ipi_seq;
     enum { VCPU_OFF, VCPU_DOWN, VCPU_UP } state;
     struct cpu_regs start;
 };
 
 /*
- * The Host's per-vCPU area: the words host/vm/entry.S keeps there
- * (host/vm/entry.h), then the vCPU. The Host always runs on the stack
+ * The Host's per-vCPU area: the words host/env/entry.S keeps there
+ * (host/env/entry.h), then the vCPU. The Host always runs on the stack
  * of the vCPU it serves, in the same block: that is how it finds it.
  */
 struct host_cpu {

@@ -1,4 +1,4 @@
-/* What the guest kernel asked of the CPU, kept for --stats (host/cpu_seen.c). */
+/* What the guest kernel asked of the CPU, kept for --stats (host/cpu/cpu_seen.c). */
 #ifndef PERCH_HOST_CPU_SEEN_H
 #define PERCH_HOST_CPU_SEEN_H
 

@@ -104,7 +104,7 @@ static const struct feature_word xen_pv_features[] = {
  * that Xen already hides from PV guests (marked "Xen:"). Linux reads each
  * as "absent" and leaves the feature, and its MSRs, alone.
  */
-#define XSAVE_DEP "XSAVE state perch does not offer the guest kernel (host/cpuid.c: x87, SSE, AVX, AVX-512)"
+#define XSAVE_DEP "XSAVE state perch does not offer the guest kernel (host/cpu/cpuid.c: x87, SSE, AVX, AVX-512)"
 #define SPEC_MSR  "enumerates MSR_SPEC_CTRL/PRED_CMD, which perch does not emulate"
 
 const struct cpuid_hidden_bit cpuid_hidden[] = {

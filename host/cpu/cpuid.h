@@ -1,4 +1,4 @@
-/* The CPUID view Xen gives a PV guest, as perch builds it (host/cpuid.c). */
+/* The CPUID view Xen gives a PV guest, as perch builds it (host/cpu/cpuid.c). */
 #ifndef PERCH_HOST_CPUID_H
 #define PERCH_HOST_CPUID_H
 

@@ -1,5 +1,5 @@
-/* Segment descriptors (host/descriptors.c), for set_gdt and for
- * VCPUOP_initialise (host/vcpu_context.c). */
+/* Segment descriptors (host/cpu/descriptors.c), for set_gdt and for
+ * VCPUOP_initialise (host/xen/vcpu_context.c). */
 #ifndef PERCH_HOST_DESCRIPTORS_H
 #define PERCH_HOST_DESCRIPTORS_H
 

@@ -120,7 +120,7 @@ static enum emul_result emulate_forced(struct cpu_regs *regs, const struct fetch
     return done(regs, f->rip, sizeof(forced));
 }
 
-/* ---- MSRs: host/msr.c answers them ----------------------------------------- */
+/* ---- MSRs: host/cpu/msr.c answers them ------------------------------------- */
 
 static enum emul_result emulate_rdmsr(struct cpu_regs *regs, const struct fetched *f)
 {
@@ -246,7 +246,7 @@ static enum emul_result emulate_mov_cr(struct cpu_regs *regs, const struct fetch
     return step(regs, f);
 }
 
-/* xsetbv: the kernel picks, among the components host/cpuid.c offers, what
+/* xsetbv: the kernel picks, among the components host/cpu/cpuid.c offers, what
  * its XSAVE area holds. x87 always, AVX only with SSE, AVX-512's three
  * components together and only with AVX, XCR0 (ecx 0) only, as the CPU
  * would check; the real XCR0 is left as it is (a superset). */

@@ -1,8 +1,8 @@
 /*
  * The privileged instructions a Xen PV kernel still executes at CPL3, and
- * what the Host emulates of them (host/emulate.c).
+ * what the Host emulates of them (host/cpu/emulate.c).
  *
- * The caller (the #UD and #GP paths of host/trap.c) decides that the trap
+ * The caller (the #UD and #GP paths of host/entry/trap.c) decides that the trap
  * came from guest-kernel mode, calls emulate_privileged(), and acts on the
  * result; the emulator itself never injects anything.
  */
@@ -33,7 +33,7 @@ enum emul_result {
  */
 enum emul_result emulate_privileged(struct cpu_regs *regs);
 
-/* The emulator's state is the vCPU's (struct vcpu, host/vcpu.h):
+/* The emulator's state is the vCPU's (struct vcpu, host/core/vcpu.h):
  * emulated_fault_address, segments_dirty, cr0_ts, cr4. */
 
 /* Put the emulator's state back to what a new vCPU has. */

@@ -2,7 +2,7 @@
  * The address of a #PF delivered at CPL3. The hardware knows it (CR2), but
  * only ring 0 can read it, and a ring-0 visit costs more than the rest of
  * the fault. So the Host finds the address itself: every byte the faulting
- * instruction touches lies in an operand the decoder (host/insn.c) can
+ * instruction touches lies in an operand the decoder (host/x86/insn.c) can
  * name, and the guest's page tables say which of those pages is in the
  * state the error code reports (not present; or present but read-only, for
  * a write). When exactly one candidate fits, it is the address; when none

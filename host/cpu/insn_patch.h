@@ -11,7 +11,7 @@
  *     it may rewrite it with plain stores the Host never sees;
  *   - 5 bytes or more: `push %rcx; push %r11; syscall`, every register
  *     kept; 3 or 4: `push %rcx; syscall` only where r11 is provably dead
- *     after it (host/insn_liveness.c); the instruction's other bytes int3;
+ *     after it (host/x86/insn_liveness.c); the instruction's other bytes int3;
  *   - the instruction as the guest wrote it is kept; the Host emulates
  *     that, never the bytes in memory;
  *   - the original comes back before any new writable mapping of its page

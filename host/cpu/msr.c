@@ -2,7 +2,7 @@
  * The MSR policy: what rdmsr and wrmsr of a PV guest kernel get.
  *
  * The guest kernel runs at CPL3, so every rdmsr and wrmsr it makes traps
- * and lands here (host/emulate.c decodes it). perch answers as Xen 4.17
+ * and lands here (host/cpu/emulate.c decodes it). perch answers as Xen 4.17
  * answers a PV domU (xen/arch/x86/msr.c guest_rdmsr/guest_wrmsr, then
  * pv/emul-priv-op.c read_msr/write_msr), vendor by vendor, with the vendor
  * and the values Xen would read from the hardware taken from the CPU the

@@ -1,5 +1,5 @@
 /* The MSRs a PV guest kernel may read and write, answered as Xen answers
- * them (host/msr.c). */
+ * them (host/cpu/msr.c). */
 #ifndef PERCH_HOST_MSR_H
 #define PERCH_HOST_MSR_H
 

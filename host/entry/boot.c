@@ -3,7 +3,7 @@
  * host_boot_entry, which comes here. On the first, the guest's
  * start-of-day registers are in perch_shared.boot: the Host takes its
  * state from there and enters the guest kernel with a jmp. The others
- * wait until the guest brings them up (host/vcpu_context.c).
+ * wait until the guest brings them up (host/xen/vcpu_context.c).
  */
 #include "../events/backend.h"
 #include "../cpu/emulate.h"

@@ -1,5 +1,5 @@
 /*
- * --gdb, the Host's side (host/gdb.c): the guest stops for gdb only where
+ * --gdb, the Host's side (host/entry/gdb.c): the guest stops for gdb only where
  * the Host holds its registers, on the way back to it (guest_resume) or at
  * its #BP and #DB; the Launcher serves gdb meanwhile (launcher/gdb/).
  * gdb_enabled is perch_shared.gdb.enabled as the Host read it at boot: 0

@@ -36,7 +36,7 @@ static void deliver_upcall(struct cpu_regs *regs)
 }
 
 /*
- * What this vCPU's `syscall` entry (host/vm/entry.S) checks to know that
+ * What this vCPU's `syscall` entry (host/env/entry.S) checks to know that
  * it serves this vCPU: the GS base the guest runs with, read off the CPU
  * at the last moment. A guest kernel's is its per-CPU base, distinct on
  * every vCPU; guest user's may be any other vCPU's too, so with several

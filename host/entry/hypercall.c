@@ -1,5 +1,5 @@
 /*
- * The hypercall table. A guest-kernel `syscall` lands in host/vm/entry.S,
+ * The hypercall table. A guest-kernel `syscall` lands in host/env/entry.S,
  * which saves the registers and calls host_hypercall(): no trap, no ring 0,
  * the whole call runs at native speed.
  */
@@ -78,7 +78,7 @@ long hypercall_dispatch(uint64_t nr, const uint64_t args[5])
  * change) it leaves through guest_resume. Without guest isolation, guest
  * user's `syscall` lands here too, on the kernel's L4: the mode tells it
  * from a hypercall; and so does a patched page-table store's
- * (host/insn_patch.c): its return address tells it.
+ * (host/cpu/insn_patch.c): its return address tells it.
  */
 static void serve_syscall(struct cpu_regs *regs)
 {

@@ -232,7 +232,7 @@ static _Noreturn void guest_event(struct cpu_regs *regs, bool from_user,
 
 /* An event at a Host or Switcher address (interrupts excepted) is perch's
  * own fault, but for the #UD of a `syscall` entry that could not prove
- * which vCPU it runs on (host/vm/entry.S): this one, the CPU says. */
+ * which vCPU it runs on (host/env/entry.S): this one, the CPU says. */
 static void check_not_perch(struct cpu_regs *regs)
 {
     uint64_t v = regs->vector;
@@ -326,7 +326,7 @@ _Noreturn void user_syscall(struct cpu_regs *regs)
  * Through the user view's stubs, which loaded the kernel CR3. The user
  * view's int3 at LSTAR + 1 is a guest-user `syscall`: that page of int3s is
  * built by launcher/vm/switcher_tables.c (switcher_build_user_view). Any
- * vCPU's LSTAR: a `syscall` may land at another vCPU's (host/vm/entry.S),
+ * vCPU's LSTAR: a `syscall` may land at another vCPU's (host/env/entry.S),
  * but this road came through this vCPU's own IDT.
  */
 void host_trap_user(struct cpu_regs *regs)

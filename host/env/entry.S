@@ -18,7 +18,7 @@
  * registers untouched and the CPU's frame left at the top of that vector's
  * IST page; the entry copies it the same way.
  *
- * Leaving is host/guest_resume.c's choice of the three ways at the end.
+ * Leaving is host/entry/guest_resume.c's choice of the three ways at the end.
  */
 #include "../../abi/layout.h"
 #include "../../lib/gprs.h"
@@ -34,17 +34,17 @@
  * (docs/kvm.md, "Several vCPUs"), which would run two vCPUs on one Host
  * stack. So an entry first proves it serves its own vCPU, touching nothing
  * of that vCPU's until it has: the guest's GS base must be the one its
- * vCPU was last resumed with (entry_gs, set by host/guest_resume.c; a
+ * vCPU was last resumed with (entry_gs, set by host/entry/guest_resume.c; a
  * guest kernel's per-CPU base, distinct on every vCPU). rax is the only
  * register it needs; it keeps it in the entry's landing slot, which
  * another vCPU landing at the same entry may want too, hence the lock.
  * An entry that cannot prove it asks the CPU instead: its `ud2`, whose #UD
  * the CPU delivers on the IST page of the vCPU it really is; the Host
- * makes the hypercall from there (host/trap.c), one trap more. (`int n`
+ * makes the hypercall from there (host/entry/trap.c), one trap more. (`int n`
  * would say it plainer, but PVM turns it into a #UD too.)
  *
  * The first instruction is a nop: a `syscall` gdb steps traps only after
- * it (host/gdb.c), and it changes nothing.
+ * it (host/entry/gdb.c), and it changes nothing.
  */
 #define CPU_WORD(word) (host_cpu0 + (word) + cpu * PERCH_CPU_STRIDE)(%rip)
     .balign SYSCALL_ENTRY_STRIDE     /* vCPU i's entry is i strides on */
@@ -101,7 +101,7 @@ syscall_common:
 
 /* Every vCPU's first instruction, on its own exception stack (the
  * Launcher sets rsp): the Host sets itself up, then enters the guest
- * (host/boot.c), or for vCPUs past the first waits to be brought up. */
+ * (host/entry/boot.c), or for vCPUs past the first waits to be brought up. */
     .global host_boot_entry
 host_boot_entry:
     sub $22*8, %rsp                 /* a struct cpu_regs */
@@ -260,7 +260,7 @@ host_cpl3_vector_entries:
     .endr
 
 /*
- * Leaving the Host for the guest, three ways (host/guest_resume.c chooses):
+ * Leaving the Host for the guest, three ways (host/entry/guest_resume.c chooses):
  *
  * switcher_resume(regs): through the RESUME gate, one ring-0 visit; needed
  *   when the interrupt flag must come back on (the Host ran an interrupt

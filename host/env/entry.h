@@ -1,6 +1,6 @@
 /*
- * What host/vm/entry.S and the Host's C code agree on about the per-vCPU
- * area (struct host_cpu, host/vcpu.h): the words the entry code keeps
+ * What host/env/entry.S and the Host's C code agree on about the per-vCPU
+ * area (struct host_cpu, host/core/vcpu.h): the words the entry code keeps
  * there, and the strides of its per-vCPU stubs.
  */
 #ifndef PERCH_HOST_VM_ENTRY_H

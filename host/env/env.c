@@ -1,4 +1,4 @@
-/* The Host's environment inside the VM (see host/env.h). */
+/* The Host's environment inside the VM (see host/env/env.h). */
 #include "env.h"
 #include "../core/host.h"
 #include "../core/vcpu.h"
@@ -111,7 +111,7 @@ void env_notify_backend(unsigned line)
     *(volatile uint32_t *)(HOST_DOORBELL_VA + PERCH_DEVICE_DOORBELL) = 1;
 }
 
-/* Sleep in ring 0 until an interrupt; host/trap.c resumes us. */
+/* Sleep in ring 0 until an interrupt; host/entry/trap.c resumes us. */
 void env_idle(void)
 {
     perch_shared.stats.visits[PERCH_VISIT_SERVICE_HALT]++;

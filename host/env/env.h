@@ -1,6 +1,6 @@
 /*
  * What lies outside the Host's C code: the Switcher's gates, the Launcher's
- * doorbell, the alias of guest memory. host/vm/env.c provides them inside the
+ * doorbell, the alias of guest memory. host/env/env.c provides them inside the
  * VM; tests/unit/host_env.c stands in for them in the unit tests.
  */
 #ifndef PERCH_HOST_ENV_H
@@ -27,7 +27,7 @@ void env_switcher_probe(uint64_t gate);
 void env_ring_doorbell(void);
 
 /*
- * Leave the Host for the frame in regs (host/vm/entry.S); none returns.
+ * Leave the Host for the frame in regs (host/env/entry.S); none returns.
  * switcher_resume goes through the RESUME gate (one ring-0 visit),
  * switcher_resume_cr3 loads a CR3 first (entering guest user, a new base
  * pointer, or a pending flush), resume_native needs no ring 0 (guest frames
@@ -42,7 +42,7 @@ void env_flush_tlb(uint64_t cr3);
 
 /* How far rip is into some vCPU's `syscall` entry into the Host (0: its
  * MSR_LSTAR), or -1 if in none. A `syscall` may land at another vCPU's
- * (host/vm/entry.S). In a user view those addresses hold int3s, which is
+ * (host/env/entry.S). In a user view those addresses hold int3s, which is
  * how a guest-user `syscall` reaches the Host. */
 long env_syscall_entry_offset(uint64_t rip);
 
@@ -66,7 +66,7 @@ enum fault_address_source {
 };
 uint64_t env_fault_address(enum fault_address_source from);
 
-/* The local APIC (host/vm/lapic.c): set it up, acknowledge an interrupt,
+/* The local APIC (host/env/lapic.c): set it up, acknowledge an interrupt,
  * ask whether the timer's deadline has come (re-arming it when it fired
  * early), and make it fire again soon without changing the deadline. */
 void env_interrupts_init(void);

@@ -1,5 +1,5 @@
 /*
- * The Launcher's back ends as the Host sees them (host/backend.c): one
+ * The Launcher's back ends as the Host sees them (host/events/backend.c): one
  * line each (PERCH_LINE_*, abi/layout.h), an event-channel port per line,
  * and the interrupt (PERCH_BACKEND_VECTOR) with which the Launcher says it
  * has raised lines or named ports to connect.

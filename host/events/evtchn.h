@@ -1,5 +1,5 @@
 /*
- * Event channels with Xen's 2-level ABI (host/evtchn.c): 4096 ports whose
+ * Event channels with Xen's 2-level ABI (host/events/evtchn.c): 4096 ports whose
  * pending and mask bitmaps live in shared_info, and the vCPU's vcpu_info
  * (upcall_pending, upcall_mask, pending_sel), which starts as
  * shared_info->vcpu_info[0] and moves when the guest registers its own.
@@ -50,7 +50,7 @@ struct evtchn_state {
     uint64_t kicks;             /* counts new pending bits: wakes pollers */
 };
 
-/* Read it, do not write it, outside host/evtchn.c. */
+/* Read it, do not write it, outside host/events/evtchn.c. */
 extern struct evtchn_state evtchn_state;
 
 /* Machine frame of shared_info (perch-private), set at start before the

@@ -23,7 +23,7 @@ static struct {
 /* ---- Work the timer interrupt must not cut into -------------------------- */
 
 /*
- * The timer interrupt may find the Host inside this file (host/trap.c
+ * The timer interrupt may find the Host inside this file (host/entry/trap.c
  * calls time_timer_fired() whatever it interrupted). A refresh cut in two
  * would leave the guest a record with an odd version or mismatched fields,
  * a re-arming cut in two a stale deadline. So the work is bracketed, and a

@@ -1,7 +1,7 @@
 /*
- * Time (host/time.c): the system time the guest reads through pvclock, the
+ * Time (host/events/time.c): the system time the guest reads through pvclock, the
  * wallclock, the guest's single-shot timer and the vCPU's runstate; and the
- * vcpu_op and set_timer_op hypercalls (host/vcpu_op.c).
+ * vcpu_op and set_timer_op hypercalls (host/xen/vcpu_op.c).
  *
  * System time is nanoseconds since the vCPU's TSC read 0, computed exactly
  * from the TSC rate (time_now_ns()). The guest computes it with pvclock's
@@ -84,7 +84,7 @@ long time_runstate_register(struct vcpu *v, uint64_t va);
 /* v's record with the current state's time counted up to now. */
 void time_runstate_get(const struct vcpu *v, struct vcpu_runstate_info *out);
 
-/* ---- Hypercalls (host/vcpu_op.c) -------------------------------------------- */
+/* ---- Hypercalls (host/xen/vcpu_op.c) ---------------------------------------- */
 
 long do_vcpu_op(uint64_t cmd, uint64_t vcpuid, uint64_t arg, uint64_t, uint64_t);
 long do_set_timer_op(uint64_t deadline, uint64_t, uint64_t, uint64_t, uint64_t);

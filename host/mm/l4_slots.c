@@ -9,7 +9,7 @@
 #include "../core/host.h"
 
 /* Both slots are written, 258 as 0 in a user view: a frame can go from one
- * view to the other. host/mm.c calls it when an L4 is pinned (user view
+ * view to the other. host/mm/mm.c calls it when an L4 is pinned (user view
  * unless it is the current kernel L4) and on every NEW_BASEPTR (kernel
  * view) and NEW_USER_BASEPTR (user view). */
 void hole_fill_l4(uint64_t l4_maddr, bool user_view)

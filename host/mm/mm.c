@@ -126,7 +126,7 @@ static uint64_t refused_flags(int level)
 
 /* The perch-private frames Xen would have shared with the guest, which an
  * L1 entry may map (writable too): shared_info, and the grant table's
- * frames the guest has been given (host/grant_table.c). */
+ * frames the guest has been given (host/xen/grant_table.c). */
 static bool shared_with_guest(uint64_t mfn)
 {
     return mfn < perch_shared.boot.machine_frames &&

@@ -1,8 +1,8 @@
 /*
  * Guest page tables: the PV MMU hypercalls (mmu_update, mmuext_op,
- * update_va_mapping, host/mmu_hypercalls.c), the rules every guest page-table entry
- * must follow (host/mm.c) and the writable-page-table assist that emulates a
- * guest-kernel store to a read-only PTE (host/ptwr.c).
+ * update_va_mapping, host/mm/mmu_hypercalls.c), the rules every guest page-table entry
+ * must follow (host/mm/mm.c) and the writable-page-table assist that emulates a
+ * guest-kernel store to a read-only PTE (host/mm/ptwr.c).
  *
  * The Host writes guest page tables only through the alias of machine
  * memory (env_alias_base()), never through a guest virtual address, and
@@ -66,7 +66,7 @@ struct mm_frame_info {
 extern struct mm_frame_info *mm_frames;
 
 /* perch's slots of every L4 the guest pins or installs: hole_fill_l4()
- * (host/l4_slots.c, declared in env.h). */
+ * (host/mm/l4_slots.c, declared in env.h). */
 
 /* Counters: perch_shared.stats.pt_updates (entries written by mmu_update
  * and update_va_mapping) and perch_shared.stats.ptwr_emulations. */
@@ -93,7 +93,7 @@ long do_update_va_mapping(uint64_t va, uint64_t val, uint64_t flags,
  * Writable page tables: the trap path calls this for a guest-kernel #PF
  * whose error code says present + write; it acts only while the guest has
  * VMASST_TYPE_writable_pagetables on (vm_assist_enabled, emulate.h). If the
- * faulting store is one of the forms Linux uses on a live PTE (host/ptwr.c)
+ * faulting store is one of the forms Linux uses on a live PTE (host/mm/ptwr.c)
  * and lands on an L1 table mapped read-only, the store is checked like an
  * mmu_update entry, done through the alias, and regs stepped past it: 0.
  * Otherwise -1 (the caller delivers the #PF to the guest), with regs and
@@ -102,7 +102,7 @@ long do_update_va_mapping(uint64_t va, uint64_t val, uint64_t flags,
 int ptwr_emulate(struct cpu_regs *regs, uint64_t fault_va, uint64_t error_code);
 
 /*
- * The same store, taken through a patch (host/insn_patch.c) instead of a
+ * The same store, taken through a patch (host/cpu/insn_patch.c) instead of a
  * fault: bytes[0 .. n) are the instruction as the guest wrote it, regs as
  * they were at it. 0: it was a page-table store and is done, regs stepped
  * past it. -1: it is not one now (its target is no read-only L1 table), and
@@ -110,7 +110,7 @@ int ptwr_emulate(struct cpu_regs *regs, uint64_t fault_va, uint64_t error_code);
  */
 int ptwr_emulate_original(struct cpu_regs *regs, const uint8_t *bytes, unsigned n);
 
-/* ---- Shared by host/mm*.c and host/ptwr.c ------------------------------------ */
+/* ---- Shared by host/mm/mm*.c and host/mm/ptwr.c ------------------------------ */
 
 /* How an entry is checked when it is written (mm_write_entry). */
 #define MM_ANY    0    /* a table of unknown level (default mode only) */

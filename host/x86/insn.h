@@ -1,7 +1,7 @@
 /*
- * The Host's one x86-64 instruction decoder (host/insn.c): lengths and
+ * The Host's one x86-64 instruction decoder (host/x86/insn.c): lengths and
  * operands of 64-bit-mode instructions, for privileged-instruction
- * emulation (host/emulate.c), the writable-page-table assist (host/ptwr.c)
+ * emulation (host/cpu/emulate.c), the writable-page-table assist (host/mm/ptwr.c)
  * and whoever needs to know what memory an instruction touches.
  *
  * insn_decode() only reads bytes: it knows the encoding (legacy prefixes,

@@ -2,7 +2,7 @@
  * A forward scan of the guest kernel's code for r11: is the value it holds
  * at an address ever read? Conservative by construction: every
  * instruction is put in one of the classes below from its decoded form
- * (host/insn.c), and whatever is not known to be harmless ends the scan
+ * (host/x86/insn.c), and whatever is not known to be harmless ends the scan
  * with "it may be read".
  */
 #include "insn_liveness.h"

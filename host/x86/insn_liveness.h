@@ -1,6 +1,6 @@
 /*
  * Whether r11's value can still matter after an instruction of the guest
- * kernel's text: what lets host/insn_patch.c give up r11 in a patch too
+ * kernel's text: what lets host/cpu/insn_patch.c give up r11 in a patch too
  * short to save it.
  */
 #ifndef PERCH_HOST_INSN_LIVENESS_H

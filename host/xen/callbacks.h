@@ -1,5 +1,5 @@
-/* Where a vCPU's traps and events go (host/callbacks.c), for the hypercalls
- * that set them and for VCPUOP_initialise (host/vcpu_context.c). */
+/* Where a vCPU's traps and events go (host/xen/callbacks.c), for the hypercalls
+ * that set them and for VCPUOP_initialise (host/xen/vcpu_context.c). */
 #ifndef PERCH_HOST_CALLBACKS_H
 #define PERCH_HOST_CALLBACKS_H
 

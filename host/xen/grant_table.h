@@ -1,5 +1,5 @@
 /*
- * The guest's grant table as the Host sees it (host/grant_table.c): the
+ * The guest's grant table as the Host sees it (host/xen/grant_table.c): the
  * perch-private frames the Launcher set aside (perch_shared.boot), how many
  * of them the guest has asked for so far, and which of them it may map.
  */
@@ -20,7 +20,7 @@ bool grant_table_boot(uint64_t first_mfn, uint64_t max_frames);
 /* Is mfn a frame of the table the guest has been given (setup_table's
  * frames so far, or the first, which exists from the start as in Xen)?
  * Those are the perch-private frames besides shared_info that an L1 entry
- * may map, writable (host/mm.c). */
+ * may map, writable (host/mm/mm.c). */
 bool grant_table_frame(uint64_t mfn);
 
 #endif

@@ -1,4 +1,4 @@
-/* multicall: a batch of hypercalls in one entry (host/multicall.c). */
+/* multicall: a batch of hypercalls in one entry (host/xen/multicall.c). */
 #ifndef PERCH_HOST_MULTICALL_H
 #define PERCH_HOST_MULTICALL_H
 

@@ -2,7 +2,7 @@
  * physdev_op: physical devices and I/O privilege. A perch guest is a domU
  * without devices, so what is left is what such a domU gets from Xen:
  *
- *   set_iopl, set_iobitmap    accepted and recorded; host/emulate.c uses
+ *   set_iopl, set_iobitmap    accepted and recorded; host/cpu/emulate.c uses
  *                             them to allow in/out (Linux sets iopl 1 at
  *                             boot, ioperm() users set the bitmap)
  *   pirq_eoi_gmfn_v1/_v2      accepted for one of the guest's own frames

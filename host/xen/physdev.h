@@ -1,4 +1,4 @@
-/* physdev_op's I/O privilege, as the guest left it (host/physdev.c). */
+/* physdev_op's I/O privilege, as the guest left it (host/xen/physdev.c). */
 #ifndef PERCH_HOST_PHYSDEV_H
 #define PERCH_HOST_PHYSDEV_H
 

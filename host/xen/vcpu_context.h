@@ -1,5 +1,5 @@
 /*
- * vCPUs past the first (host/vcpu_context.c): the context
+ * vCPUs past the first (host/xen/vcpu_context.c): the context
  * VCPUOP_initialise gives one, and its start once VCPUOP_up lets it go.
  */
 #ifndef PERCH_HOST_VCPU_CONTEXT_H

@@ -2,7 +2,7 @@
  * vm_assist: the guest switches on (or off) hypervisor help it relies on.
  * The Host only records the choice; the code that gives the help reads
  * vm_assist_enabled (writable_pagetables for the page-table write
- * emulation, architectural_iopl for I/O permission in host/emulate.c).
+ * emulation, architectural_iopl for I/O permission in host/cpu/emulate.c).
  */
 #include "../core/host.h"
 #include "vm_assist.h"

@@ -1,4 +1,4 @@
-/* vm_assist: the hypervisor help the guest has switched on (host/vm_assist.c). */
+/* vm_assist: the hypervisor help the guest has switched on (host/xen/vm_assist.c). */
 #ifndef PERCH_HOST_VM_ASSIST_H
 #define PERCH_HOST_VM_ASSIST_H
 

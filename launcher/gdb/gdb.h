@@ -4,7 +4,7 @@
  * The listening socket (127.0.0.1 only) is made before the VM, so a port
  * in use is a command-line error. A thread of its own (confined like the
  * console's) owns the connection. The guest stops only where the Host
- * holds its registers (host/gdb.c): the gdb thread asks for a stop
+ * holds its registers (host/entry/gdb.c): the gdb thread asks for a stop
  * through perch_shared.gdb.stop and a kick, and the Host makes a
  * PERCH_REQ_GDB request; the vCPU thread then hands the stop to the gdb
  * thread (gdb_stopped) and waits in the Launcher until gdb lets the guest

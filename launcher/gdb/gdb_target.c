@@ -280,7 +280,7 @@ size_t gdb_target_write(struct gdb_target *t, uint64_t va, const uint8_t *in, si
     return len;
 }
 
-/* The Host stops at the addresses in the shared table (host/gdb.c). */
+/* The Host stops at the addresses in the shared table (host/entry/gdb.c). */
 static void publish(struct gdb_target *t, unsigned slot)
 {
     t->shared->gdb.breakpoints[slot] = t->bp[slot].used ? t->bp[slot].va : 0;

@@ -222,7 +222,7 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
 }
 
 /*
- * What host/insn_patch.c needs of the kernel's symbols: which functions
+ * What host/cpu/insn_patch.c needs of the kernel's symbols: which functions
  * read r11 on entry (the retpoline thunks through r11) and where Linux's
  * jump-label table is; then, last, that they are there to read.
  */
@@ -257,7 +257,7 @@ static void *symbols_reader(void *arg)
     return NULL;
 }
 
-/* The kernel's own text is where host/insn_patch.c may patch; its symbols
+/* The kernel's own text is where host/cpu/insn_patch.c may patch; its symbols
  * follow (symbols_reader, or here if no thread can be had). */
 static void describe_kernel(struct launch *l, const char *kernel_path)
 {

@@ -181,7 +181,7 @@ int hole_build(struct guest_memory *gm, const struct vm_images *images,
         return fail(e, "out of perch-private memory building the user view");
     hole->shared_info_mfn = gm_alloc_private(gm);
     /* Like shared_info, outside the guest's pages: the guest maps them
-     * itself after GNTTABOP_setup_table (host/grant_table.c). */
+     * itself after GNTTABOP_setup_table (host/xen/grant_table.c). */
     hole->grant_first_mfn = gm_alloc_private_range(gm, PERCH_GRANT_FRAMES);
     hole->grant_nr_frames = PERCH_GRANT_FRAMES;
     hole->doorbell_gpa = gm->bytes;   /* first address past the memslot */

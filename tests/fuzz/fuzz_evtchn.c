@@ -1,4 +1,4 @@
-/* libFuzzer harness of event_channel_op (host/evtchn.c): operations, their structs, shared_info, and the back-end lines the Launcher's interrupt connects and raises (host/backend.c). */
+/* libFuzzer harness of event_channel_op (host/events/evtchn.c): operations, their structs, shared_info, and the back-end lines the Launcher's interrupt connects and raises (host/events/backend.c). */
 #include "fuzz.h"
 #include "machine.h"
 #include "host_env.h"

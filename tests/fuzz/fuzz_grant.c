@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness of grant_table_op (host/grant_table.c): any command,
+ * libFuzzer harness of grant_table_op (host/xen/grant_table.c): any command,
  * count and argument pointer, the argument and a frame list in guest
  * memory. Whatever comes, the call answers with one of Xen's errors, and
  * the table stays within the frames the Launcher set aside, so an L1

@@ -1,4 +1,4 @@
-/* libFuzzer harness of the Host's instruction decoder (host/insn.c) and its addresses. */
+/* libFuzzer harness of the Host's instruction decoder (host/x86/insn.c) and its addresses. */
 #include "fuzz.h"
 
 #include "../../host/x86/insn.h"

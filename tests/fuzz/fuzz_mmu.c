@@ -1,4 +1,4 @@
-/* libFuzzer harness of mmu_update, mmuext_op and update_va_mapping (host/mmu_hypercalls.c). */
+/* libFuzzer harness of mmu_update, mmuext_op and update_va_mapping (host/mm/mmu_hypercalls.c). */
 #include "fuzz.h"
 #include "machine.h"
 #include "host_env.h"
@@ -36,7 +36,7 @@ static bool call(struct fuzz_in *in)
 
 /* perch's slots in the guest kernel's L4, whatever the guest asked, in
  * strict mode. (In the default mode the guest may clear or write its own
- * tables, MMUEXT_CLEAR_PAGE included: that mode is no wall, host/mm.h.) */
+ * tables, MMUEXT_CLEAR_PAGE included: that mode is no wall, host/mm/mm.h.) */
 static void check_kernel_view(void)
 {
     uint64_t l4 = current->kernel_cr3 >> 12;

@@ -1,4 +1,4 @@
-/* libFuzzer harness of multicall (host/multicall.c): its entries and data in guest memory. */
+/* libFuzzer harness of multicall (host/xen/multicall.c): its entries and data in guest memory. */
 #include "fuzz.h"
 #include "machine.h"
 #include "host_env.h"

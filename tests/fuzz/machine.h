@@ -1,7 +1,7 @@
 /*
  * A small booted PV machine for the Host's fuzz harnesses
  * (tests/fuzz/machine.c), on host_env's stand-in memory: the state
- * host/boot.c leaves behind (page tables checked by mm_boot, event
+ * host/entry/boot.c leaves behind (page tables checked by mm_boot, event
  * channels, the console's port, time, the grant table), with a request buffer and data
  * pages mapped for the guest kernel, which the fuzz input fills.
  */

@@ -1,7 +1,7 @@
 # Guest processes run vector instructions natively (guest code runs with
 # the machine's XCR0, whatever CPUID says), so the guest kernel must switch
 # all of their vector state: perch offers it XSAVE for every component of
-# the real XCR0 Linux can save (host/cpuid.c), and four processes that keep
+# the real XCR0 Linux can save (host/cpu/cpuid.c), and four processes that keep
 # values in ymm0-15 (and, where the CPU runs AVX-512, zmm0-31 and k0-7)
 # while preempting each other must find every bit of them again.
 . tests/lib.sh

@@ -1,5 +1,5 @@
 # The kernel's trapping page-table stores are patched into Host calls
-# (host/insn_patch.c), and Linux runs on correctly while it rewrites its
+# (host/cpu/insn_patch.c), and Linux runs on correctly while it rewrites its
 # own text: function tracing on and off (ftrace pokes every function), a
 # static key flipped (sched_schedstats), a module unloaded and loaded
 # again; then fork, exec and copy-on-write once more. The same with

@@ -1,6 +1,6 @@
 /*
  * Unit tests of the Host's part of the Launcher's back ends
- * (host/backend.c and the interrupt path of host/trap.c): the console's
+ * (host/events/backend.c and the interrupt path of host/entry/trap.c): the console's
  * and xenstore's ports are bound at start as back-end lines, the guest's
  * EVTCHNOP_send on one rings the Launcher's doorbell, the Launcher's
  * interrupt (PERCH_BACKEND_VECTOR) is acknowledged and raises the lines it

@@ -1,6 +1,6 @@
 /*
  * Unit tests of where the guest kernel registers its handlers
- * (host/callbacks.c): set_trap_table, set_callbacks and callback_op take
+ * (host/xen/callbacks.c): set_trap_table, set_callbacks and callback_op take
  * the guest's addresses, but refuse with Xen's -EINVAL one that is not
  * canonical or lies in the hypervisor hole, where perch's own Host and
  * Switcher code is (a bounce there would look like a fault of perch's).

@@ -1,5 +1,5 @@
 /*
- * Unit tests of console_io (host/console.c): the bytes the guest writes go
+ * Unit tests of console_io (host/events/console.c): the bytes the guest writes go
  * into the ring of the shared page, the doorbell rings, a full ring costs a
  * PERCH_REQ_CONSOLE_FLUSH request, and guest-corrupted ring indices never
  * make the Host write outside the ring (AddressSanitizer watches perch_shared

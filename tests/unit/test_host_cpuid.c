@@ -1,5 +1,5 @@
 /*
- * Unit tests of the guest's CPUID (host/cpuid.c): on a fake CPU that
+ * Unit tests of the guest's CPUID (host/cpu/cpuid.c): on a fake CPU that
  * claims every feature, the guest sees Xen's PV policy: hidden bits really
  * cleared, the hypervisor bit set, Xen's leaves, zeros where Xen gives
  * zeros.

@@ -1,5 +1,5 @@
 /*
- * Unit tests of set_gdt (host/descriptors.c): the frame list's frames are
+ * Unit tests of set_gdt (host/cpu/descriptors.c): the frame list's frames are
  * checked before the Host touches them, so a frame number far past machine
  * memory is refused without a pointer to it ever being formed.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of privileged-instruction emulation (host/emulate.c): the
+ * Unit tests of privileged-instruction emulation (host/cpu/emulate.c): the
  * instruction bytes sit in guest memory at rip, the trap is a #UD or a #GP
  * from guest-kernel mode, and the test checks the registers, rip and the
  * verdict.
@@ -467,7 +467,7 @@ static void cr4_shadow(void)
     CHECK(current->cr4 == 0x620);
 }
 
-/* xsetbv picks among x87, SSE and AVX (what host/cpuid.c offers from the
+/* xsetbv picks among x87, SSE and AVX (what host/cpu/cpuid.c offers from the
  * real XCR0, 0x207 here): anything else, or another XCR, is a #GP. */
 static void xsetbv_among_offered(void)
 {

@@ -1,5 +1,5 @@
 /*
- * Unit tests of event channels (host/evtchn.c): the 2-level raise, every
+ * Unit tests of event channels (host/events/evtchn.c): the 2-level raise, every
  * event_channel_op, back-end ports, and moving vcpu_info with
  * VCPUOP_register_vcpu_info.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of host/fault_address.c: a #PF delivered at CPL3 gets its
+ * Unit tests of host/cpu/fault_address.c: a #PF delivered at CPL3 gets its
  * address from the faulting instruction when the page tables prove it,
  * and from CR2 (one ring-0 visit) whenever they do not.
  */

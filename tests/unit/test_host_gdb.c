@@ -1,5 +1,5 @@
 /*
- * Unit tests of --gdb's Host side (host/gdb.c and its hooks in trap.c and
+ * Unit tests of --gdb's Host side (host/entry/gdb.c and its hooks in trap.c and
  * guest_resume.c): without --gdb nothing changes, even with a forged
  * breakpoint table and stop flag; with it the guest stops (a
  * PERCH_REQ_GDB request with its registers in the shared page) at a

@@ -1,9 +1,9 @@
 /*
- * Unit tests of grant_table_op (host/grant_table.c): query_size,
+ * Unit tests of grant_table_op (host/xen/grant_table.c): query_size,
  * setup_table growing the table and listing its frames, set_version and
  * get_version (v1 only), the calling convention (count, the command's
  * upper bits), bad domains and bad guest pointers, and which of the
- * table's frames an L1 entry may map (host/mm.c).
+ * table's frames an L1 entry may map (host/mm/mm.c).
  */
 #include <stdint.h>
 #include <stdlib.h>

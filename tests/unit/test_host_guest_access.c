@@ -1,5 +1,5 @@
 /*
- * Unit tests of copy_from_guest/copy_to_guest (host/guest_access.c): the
+ * Unit tests of copy_from_guest/copy_to_guest (host/core/guest_access.c): the
  * software walk of the guest-kernel page tables and the copy through the
  * alias of machine memory. Machine memory is a heap buffer of FRAMES frames
  * (host_env.c), so with AddressSanitizer any access outside it is caught.

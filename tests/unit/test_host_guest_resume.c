@@ -1,7 +1,7 @@
 /*
- * Unit tests of the way back to the guest (host/guest_resume.c) and of the
- * entries that reach it without ring 0 (host/trap.c's CPL3 entries, and a
- * guest-user `syscall` without guest isolation in host/hypercall.c): which
+ * Unit tests of the way back to the guest (host/entry/guest_resume.c) and of the
+ * entries that reach it without ring 0 (host/entry/trap.c's CPL3 entries, and a
+ * guest-user `syscall` without guest isolation in host/entry/hypercall.c): which
  * of the three exits each situation takes, and what it costs.
  */
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the Host's hypercall dispatch (host/hypercall.c): which
+ * Unit tests of the Host's hypercall dispatch (host/entry/hypercall.c): which
  * handler a number reaches, what the guest gets back in rax, what is
  * counted, and that no other register changes.
  */

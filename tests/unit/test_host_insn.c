@@ -1,5 +1,5 @@
 /*
- * Unit tests of the instruction decoder (host/insn.c): the length of real
+ * Unit tests of the instruction decoder (host/x86/insn.c): the length of real
  * instructions (taken with `objdump -d` from perchbench, busybox, gcc, the
  * Host and the test guests, plus a few assembled with `as`), then the
  * operands, prefixes, implicit memory and addresses of chosen ones, and

@@ -1,6 +1,6 @@
 /*
- * Unit tests of patching trapped page-table stores (host/insn_patch.c) and
- * of the r11 scan that allows 3-byte patches (host/insn_liveness.c): which
+ * Unit tests of patching trapped page-table stores (host/cpu/insn_patch.c) and
+ * of the r11 scan that allows 3-byte patches (host/x86/insn_liveness.c): which
  * sites are patched into what, a store through the patch restores every
  * register and does the store, and the guest's own bytes come back when
  * its text is mapped writable or the store turns out to target something

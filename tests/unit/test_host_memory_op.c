@@ -1,5 +1,5 @@
 /*
- * Unit tests of memory_op (host/memory_op.c): every command a PV Linux
+ * Unit tests of memory_op (host/xen/memory_op.c): every command a PV Linux
  * issues, the extent bits of the command as Xen parses them, short and bad
  * buffers.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the PV MMU hypercalls (host/mm.c, host/mmu_hypercalls.c):
+ * Unit tests of the PV MMU hypercalls (host/mm/mm.c, host/mm/mmu_hypercalls.c):
  * mmu_update, mmuext_op and update_va_mapping, in the default mode and in
  * strict mode. Machine memory is host_env.c's heap buffer: frames below
  * GUEST_BASE are perch's, the rest the guest's; the page tables host_env
@@ -38,7 +38,7 @@ static struct mm_frame_info frame_table[FRAMES];
 static uint64_t l1, l2, l3, l4;
 
 /* ---- The hole --------------------------------------------------------------------
- * hole_fill_l4 is host/l4_slots.c's: it copies these from perch_shared.boot. */
+ * hole_fill_l4 is host/mm/l4_slots.c's: it copies these from perch_shared.boot. */
 
 #define KERNEL_257 (0x1000ull | PTE_P | PTE_RW)
 #define KERNEL_258 (0x2000ull | PTE_P | PTE_RW)

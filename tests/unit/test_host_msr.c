@@ -1,5 +1,5 @@
 /*
- * Unit tests of the MSR policy (host/msr.c) on each recorded CPU
+ * Unit tests of the MSR policy (host/cpu/msr.c) on each recorded CPU
  * (tests/cpus/): what rdmsr and wrmsr of a PV guest kernel get, as Xen
  * answers them, vendor by vendor.
  */

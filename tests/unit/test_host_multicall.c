@@ -1,5 +1,5 @@
 /*
- * Unit tests of multicall (host/multicall.c): each entry runs through the
+ * Unit tests of multicall (host/xen/multicall.c): each entry runs through the
  * hypercall dispatch and gets its result written back; nested multicalls
  * and iret are refused per entry; bad arrays are -EFAULT.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of perch_op (host/perch_op.c), perch's measurement hypercall:
+ * Unit tests of perch_op (host/xen/perch_op.c), perch's measurement hypercall:
  * each call is exactly one ring-0 visit or one exit to the Launcher.
  */
 #include <stdint.h>

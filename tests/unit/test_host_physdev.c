@@ -1,5 +1,5 @@
 /*
- * Unit tests of physdev_op and physdev_op_compat (host/physdev.c): what a
+ * Unit tests of physdev_op and physdev_op_compat (host/xen/physdev.c): what a
  * domU without devices gets.
  */
 #include <stdint.h>

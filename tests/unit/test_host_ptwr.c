@@ -1,5 +1,5 @@
 /*
- * Unit tests of the writable-page-table assist (host/ptwr.c): a guest-kernel
+ * Unit tests of the writable-page-table assist (host/mm/ptwr.c): a guest-kernel
  * store to a read-only L1 table, decoded from the instruction bytes at rip
  * (placed in guest memory here), checked like an mmu_update entry and done
  * through the alias, with the registers and flags the instruction defines.

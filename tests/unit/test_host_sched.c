@@ -1,5 +1,5 @@
 /*
- * Unit tests of sched_op (host/sched.c): yield, and shutdown, which hands
+ * Unit tests of sched_op (host/xen/sched.c): yield, and shutdown, which hands
  * the guest's reason to the Launcher and never comes back.
  */
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /*
  * Unit tests of the Host with several vCPUs: bringing one up
- * (VCPUOP_initialise, up, is_up: host/vcpu_op.c, host/vcpu_context.c) and
+ * (VCPUOP_initialise, up, is_up: host/xen/vcpu_op.c, host/xen/vcpu_context.c) and
  * the contexts it refuses, what only a vCPU itself may do, event channels
- * bound to another vCPU (host/evtchn.c) and TLB shootdowns (host/tlb.c).
+ * bound to another vCPU (host/events/evtchn.c) and TLB shootdowns (host/mm/tlb.c).
  *
  * `current` is host_env_cpus[host_env_cpu_now]: vCPU 0 unless a case acts
  * as another. env_send_ipi is this file's own: it counts as host_env.c's
@@ -720,7 +720,7 @@ static struct cpu_regs syscall_exception(uint64_t rip, uint64_t base)
     return r;
 }
 
-/* An entry unsure of its vCPU (host/vm/entry.S) ends in its ud2: the
+/* An entry unsure of its vCPU (host/env/entry.S) ends in its ud2: the
  * hypercall is made for the vCPU that took the #UD, whichever vCPU's
  * entry it was, and returns to the guest's rcx. */
 static void unsure_entry_serves_the_vcpu_that_took_its_ud(void)

@@ -1,5 +1,5 @@
 /*
- * Unit tests of time (host/time.c): the pvclock scale for several TSC rates
+ * Unit tests of time (host/events/time.c): the pvclock scale for several TSC rates
  * against exact arithmetic, the version protocol, the wallclock, and the
  * timer device shared by the guest's single-shot timer and the Host's
  * wake-ups.

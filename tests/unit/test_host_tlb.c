@@ -1,5 +1,5 @@
 /*
- * Unit tests of host/tlb.c: which page-table changes leave the TLB stale,
+ * Unit tests of host/mm/tlb.c: which page-table changes leave the TLB stale,
  * and that a flush the guest asks for costs a visit only when one does.
  */
 #include <stdint.h>

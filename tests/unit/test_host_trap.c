@@ -1,6 +1,6 @@
 /*
- * Unit tests of the Host's exception path (host/trap.c) and of its requests
- * to the Launcher (host/request.c): every exception stops the guest with a
+ * Unit tests of the Host's exception path (host/entry/trap.c) and of its requests
+ * to the Launcher (host/core/request.c): every exception stops the guest with a
  * PERCH_REQ_FATAL whose message says what, where and whose fault it was.
  */
 #include <stdint.h>
@@ -209,7 +209,7 @@ static void every_trap_counts_its_vector_and_visit_kind(void)
     CHECK(host_env_interrupt_acks == 2);
 }
 
-/* ---- host/request.c --------------------------------------------------- */
+/* ---- host/core/request.c ---------------------------------------------- */
 
 static void launcher_request_round_trip(void)
 {

@@ -1,6 +1,6 @@
 /*
- * Unit tests of vcpu_op and set_timer_op (host/vcpu_op.c), and of
- * SCHEDOP_block and SCHEDOP_poll (host/sched.c): the single-shot timer,
+ * Unit tests of vcpu_op and set_timer_op (host/xen/vcpu_op.c), and of
+ * SCHEDOP_block and SCHEDOP_poll (host/xen/sched.c): the single-shot timer,
  * sleeping until an event or a timeout, and the runstate record.
  *
  * The fake TSC runs at 1 GHz, so ticks are nanoseconds; the fake env_idle()

@@ -1,5 +1,5 @@
 /*
- * Unit tests of xen_version (host/version.c): the numbers perch presents,
+ * Unit tests of xen_version (host/xen/version.c): the numbers perch presents,
  * and the structures it copies out, byte for byte at the ABI's sizes (the
  * bytes after them in guest memory stay untouched).
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of vm_assist (host/vm_assist.c): the types a 64-bit PV guest
+ * Unit tests of vm_assist (host/xen/vm_assist.c): the types a 64-bit PV guest
  * may enable and disable, and what is refused.
  */
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the Host's report of where the guest stopped (host/where.c):
+ * Unit tests of the Host's report of where the guest stopped (host/core/where.c):
  * a crash through sched_op and a broken rule through a trap each leave the
  * guest's rip, rsp and the top of its stack in request.where, the stack
  * copied word by word up to the first page that is not mapped.
