@@ -379,8 +379,13 @@ static void run_shell(void)
     print_banner();
     argv[0] = SHELL;
     pid = spawn(argv);
-    if (pid > 0)
-        wait_for(pid);
+    if (pid > 0) {
+        int status = wait_for(pid);
+
+        /* The shell's status is perch's, as a command's is (`exit 3`). */
+        if (status >= 0)
+            report_exit(exit_code(status));
+    }
 }
 
 /* Flush what is still on its way to the console and to disk, then end the

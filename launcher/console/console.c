@@ -17,6 +17,8 @@
  * it), must not leave input stuck. */
 #define INPUT_RETRY_MS 50
 #define INPUT_RETRY_MAX_MS 1000
+#define END_OF_INPUT_MS 300   /* Ctrl-D again after this, while input has ended */
+#define CTRL_D 0x04
 
 /* Returns 0, or the errno that stopped the write. A stdout someone left
  * non-blocking is waited on, not given up. */
@@ -158,7 +160,26 @@ static int take_keys(struct console *c, const uint8_t *bytes, size_t n)
         n = room;
     memcpy(c->input + c->input_len, bytes, n);
     c->input_len += n;
+    if (n)
+        c->input_last = bytes[n - 1];
     return 0;
+}
+
+/*
+ * A pipe or file on stdin ended: the guest's console hears Ctrl-D, as a
+ * shell on a terminal does when its user is done, after a newline if the
+ * input's last line had none (a line editor ignores Ctrl-D on a line that
+ * is not empty). It hears it again whenever it has taken the last one and
+ * a while has passed: a pipe stays at its end for every reader, so a
+ * program that took the first (cat, say) leaves the next to the shell.
+ */
+static void say_end_of_input(struct console *c)
+{
+    static const uint8_t newline_and_end[] = { '\n', CTRL_D };
+    bool mid_line = c->input_last && c->input_last != '\n' && c->input_last != CTRL_D;
+
+    take_keys(c, mid_line ? newline_and_end : newline_and_end + 1,
+              mid_line ? 2 : 1);
 }
 
 static int read_input(struct console *c)
@@ -171,6 +192,9 @@ static int read_input(struct console *c)
         return 0;
     if (n <= 0) {
         c->input_open = false;   /* end of input, or it went away */
+        c->input_ended = !c->cfg.keys;
+        if (c->input_ended)
+            say_end_of_input(c);
         return 0;
     }
     return take_keys(c, buf, n);
@@ -220,14 +244,14 @@ static void renotify(struct console *c)
     notify_guest(c);
 }
 
-/* How long to sleep: for ever, unless input waits. */
+/* How long to sleep: for ever, unless input waits or has ended. */
 static int wait_ms(struct console *c)
 {
     if (!c->cfg.hvc_page)
         return -1;
     if (c->input_len || hvc_ring_input_queued(&c->hvc))
         return c->retry_ms;
-    return -1;
+    return c->input_ended ? END_OF_INPUT_MS : -1;
 }
 
 /* ---- The thread ------------------------------------------------------------ */
@@ -259,6 +283,9 @@ static int serve(struct console *c, const struct pollfd fds[NR_FDS],
         return -1;
     if (nfds > FD_INPUT && fds[FD_INPUT].revents && read_input(c))
         return -1;
+    if (timed_out && c->input_ended && !c->input_len &&
+        c->cfg.hvc_page && !hvc_ring_input_queued(&c->hvc))
+        say_end_of_input(c);
     moved = push_input(c);
     if (moved < 0)
         return -1;

@@ -80,6 +80,8 @@ struct console {
     /* Input (the thread only). */
     struct keys keys;
     bool input_open;          /* stdin not at its end yet */
+    bool input_ended;         /* a pipe or file ended: the guest hears Ctrl-D */
+    uint8_t input_last;       /* the last byte queued for the guest */
     size_t input_len;
     uint8_t input[CONSOLE_INPUT_MAX];
     int retry_ms;             /* while input waits: look again after this */

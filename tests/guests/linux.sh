@@ -132,3 +132,24 @@ n=$(confined_threads)
 if [ "$n" -ge 2 ]; then pass sandbox/threads_confined; else fail sandbox/threads_confined "$n confined threads (-1: the main thread too), want the vCPU and console threads"; fi
 n=$(confined_threads --no-sandbox)
 if [ "$n" -eq 0 ]; then pass sandbox/no_sandbox; else fail sandbox/no_sandbox "$n confined threads with --no-sandbox"; fi
+
+# stdin that is a pipe or a file: the shell reads it and its exit status
+# is perch's; at its end the guest's console hears Ctrl-D (again for each
+# reader: a `cat` first, then the shell), so the run ends by itself
+# instead of waiting for a terminal that is not there.
+# piped NAME INPUT: perch run with INPUT on stdin, no command.
+piped() {
+    printf '%b' "$2" | timeout 60 "$PERCH" run >"$TMP/$1.out" 2>"$TMP/$1.err"
+    status=${PIPESTATUS[1]}
+}
+piped stdin_exit 'echo "piped hi"; exit 3\n'
+expect_status stdin_exit 3
+expect_line stdin_exit out '^piped hi'
+timeout 60 "$PERCH" run >"$TMP/stdin_null.out" 2>"$TMP/stdin_null.err" </dev/null
+status=$?
+expect_status stdin_null 0
+piped stdin_cat_then_shell 'cat\nto cat\n'
+expect_status stdin_cat_then_shell 0
+piped stdin_last_line_open 'echo "no newline"'
+expect_status stdin_last_line_open 0
+expect_line stdin_last_line_open out '^no newline'
