@@ -169,4 +169,10 @@ extern unsigned host_nr_vcpus;
 /* PERCH_OPT_* switched off for this run (perch_shared.boot, at start). */
 extern uint32_t optimizations_off;
 
+/* The hypervisor help the guest has switched on (vm_assist,
+ * host/xen/vm_assist.c): VMASST_TYPE_* bits (abi/xen/xen.h), 1 << type, 64
+ * bits wide as m2p_strict is type 32. The domain's, not the hypercall's:
+ * the rooms that give the help read it here. */
+extern uint64_t vm_assist_enabled;
+
 #endif

@@ -92,7 +92,7 @@ long do_update_va_mapping(uint64_t va, uint64_t val, uint64_t flags,
 /*
  * Writable page tables: the trap path calls this for a guest-kernel #PF
  * whose error code says present + write; it acts only while the guest has
- * VMASST_TYPE_writable_pagetables on (vm_assist_enabled, emulate.h). If the
+ * VMASST_TYPE_writable_pagetables on (vm_assist_enabled, vcpu.h). If the
  * faulting store is one of the forms Linux uses on a live PTE (host/mm/ptwr.c)
  * and lands on an L1 table mapped read-only, the store is checked like an
  * mmu_update entry, done through the alias, and regs stepped past it: 0.

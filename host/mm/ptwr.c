@@ -26,7 +26,6 @@
  */
 #include "../x86/insn.h"
 #include "mm.h"
-#include "../xen/vm_assist.h"
 
 /* #PF error code bits. */
 #define PF_PRESENT  (1u << 0)
