@@ -192,6 +192,8 @@ static void try_patch(struct perch_patch_site *s)
     s->patch_len = (uint8_t)patch_len;
     s->state = PERCH_PATCH_ACTIVE;
     index_rebuild();
+    /* A page holds a patch: mm.c tells us before it maps one writable. */
+    mm_writable_frame_hook = insn_patch_frame_writable;
 }
 
 void insn_patch_trapped(uint64_t rip, unsigned len)

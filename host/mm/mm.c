@@ -6,15 +6,15 @@
 #include "mm.h"
 
 #include "../env/env.h"
-#include "../xen/grant_table.h"
 #include "../core/guest_mode.h"
-#include "../cpu/insn_patch.h"
 #include "tlb.h"
 
 bool mm_strict;
 uint64_t mm_shared_info_mfn = INVALID_MFN;
 uint64_t mm_m2p_maddr = INVALID_MFN;
 struct mm_frame_info *mm_frames;
+bool (*mm_shared_frame_hook)(uint64_t mfn);
+void (*mm_writable_frame_hook)(uint64_t mfn);
 
 #define ENTRIES    512u
 #define HOLE_FIRST 256u   /* Xen's L4 slots 256-271 are the hypervisor's */
@@ -126,11 +126,11 @@ static uint64_t refused_flags(int level)
 
 /* The perch-private frames Xen would have shared with the guest, which an
  * L1 entry may map (writable too): shared_info, and the grant table's
- * frames the guest has been given (host/xen/grant_table.c). */
+ * frames the guest has been given (mm_shared_frame_hook). */
 static bool shared_with_guest(uint64_t mfn)
 {
     return mfn < perch_shared.boot.machine_frames &&
-           (mfn == mm_shared_info_mfn || grant_table_frame(mfn));
+           (mfn == mm_shared_info_mfn || (mm_shared_frame_hook && mm_shared_frame_hook(mfn)));
 }
 
 /*
@@ -381,8 +381,8 @@ long mm_write_entry(uint64_t maddr, uint64_t val, int level, bool preserve_ad)
         if (rc)
             return rc;
         new = adjust(new, level);
-        if (new & PTE_RW)
-            insn_patch_frame_writable((new & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT);
+        if ((new & PTE_RW) && mm_writable_frame_hook)
+            mm_writable_frame_hook((new & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT);
     }
     if (preserve_ad)
         new |= old & (PTE_A | PTE_D);

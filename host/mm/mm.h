@@ -33,9 +33,24 @@
 extern bool mm_strict;
 
 /* The shared_info frame: a perch-private frame an L1 entry may map (the
- * other ones are the grant table's, grant_table_frame()). Default
+ * other ones are those mm_shared_frame_hook says yes to). Default
  * INVALID_MFN; set it from perch_shared.boot.shared_info_mfn. */
 extern uint64_t mm_shared_info_mfn;
+
+/*
+ * What mm.c asks of the rooms above it that own frames, or something in
+ * them, instead of including them: each owner fills in its hook when it
+ * comes to own something (NULL: no owner yet, so no frame and nothing to
+ * tell).
+ *  - mm_shared_frame_hook: is mfn, a perch-private frame, one an L1 entry
+ *    may map, writable too? The grant table's frames the guest has been
+ *    given (host/xen/grant_table.c, from grant_table_boot()).
+ *  - mm_writable_frame_hook: an L1 entry is about to map mfn writable.
+ *    host/cpu/insn_patch.c undoes its patches there first (from its first
+ *    patch on).
+ */
+extern bool (*mm_shared_frame_hook)(uint64_t mfn);
+extern void (*mm_writable_frame_hook)(uint64_t mfn);
 
 /* Machine address of M2P entry 0 (8 bytes per machine frame, contiguous,
  * perch-private), where MMU_MACHPHYS_UPDATE writes. Default INVALID_MFN:
