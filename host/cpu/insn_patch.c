@@ -157,9 +157,9 @@ static uint64_t read_only_text(uint64_t rip)
 
     if (l1e_maddr == GUEST_NO_ENTRY)
         return 0;
-    l1e = mm_read_entry(l1e_maddr);
+    l1e = guest_read_entry(l1e_maddr);
     if ((l1e & (PTE_P | PTE_RW)) != PTE_P ||
-        !mm_guest_frame((l1e & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT))
+        !guest_owns_frame((l1e & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT))
         return 0;
     return (l1e & PTE_ADDR_MASK) | (rip & 0xfff);
 }

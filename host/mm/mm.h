@@ -137,9 +137,6 @@ int ptwr_emulate_original(struct cpu_regs *regs, const uint8_t *bytes, unsigned 
 
 #define MM_NO_ENTRY (~0ull)
 
-/* Is mfn one of the guest's own frames? */
-bool mm_guest_frame(uint64_t mfn);
-
 /* Strict mode in force: mm_strict, with mm_frames to keep the types in. */
 bool mm_strict_active(void);
 
@@ -150,9 +147,6 @@ int mm_table_level(uint64_t mfn);
  * aligned, in a guest frame) of a table at `level`; strict mode moves the
  * type references from the old entry to the new one. 0 or -XEN_E*. */
 long mm_write_entry(uint64_t maddr, uint64_t val, int level, bool preserve_ad);
-
-/* Read the entry at machine address maddr. */
-uint64_t mm_read_entry(uint64_t maddr);
 
 /* The MMUEXT operations on tables; mfn as the guest gave it. */
 long mm_pin(uint64_t mfn, int level);
