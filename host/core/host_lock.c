@@ -2,7 +2,6 @@
 #include "host_lock.h"
 
 #include "../env/env.h"
-#include "../events/evtchn.h"
 #include "vcpu.h"
 
 /* Which vCPU holds the lock: its id + 1, or 0. */

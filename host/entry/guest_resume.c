@@ -1,7 +1,7 @@
 /* The way back to the guest, and the choice between the Switcher's exits. */
 #include "guest_resume.h"
 
-#include "../core/bounce.h"
+#include "bounce.h"
 #include "../env/env.h"
 #include "../events/evtchn.h"
 #include "gdb.h"

@@ -10,7 +10,7 @@
  * own bug and says so.
  */
 #include "../events/backend.h"
-#include "../core/bounce.h"
+#include "bounce.h"
 #include "../cpu/emulate.h"
 #include "../env/env.h"
 #include "../events/evtchn.h"
