@@ -11,7 +11,7 @@
  * entries still nest: an interrupt may arrive while it works, see
  * docs/design.md section 7.)
  */
-#include "../env/env.h"
+#include "env.h"
 #include "host.h"
 #include "vcpu.h"
 

@@ -1,7 +1,7 @@
 /* Which guest mode runs, kernel or user, and the address spaces each needs. */
 #include "guest_mode.h"
 
-#include "../env/env.h"
+#include "env.h"
 
 /* The domain's settings (vcpu.h). */
 unsigned host_nr_vcpus = 1;

@@ -9,7 +9,7 @@
  * refused, so no descriptor the guest writes can reach ring 0.
  */
 #include "descriptors.h"
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../core/host.h"
 #include "../core/vcpu.h"
 

@@ -13,7 +13,7 @@
  */
 #include "fault_address.h"
 
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../core/guest_mode.h"
 #include "../x86/insn.h"
 #include "../core/vcpu.h"

@@ -7,7 +7,7 @@
  */
 #include "insn_patch.h"
 
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../x86/insn.h"
 #include "../x86/insn_liveness.h"
 #include "../mm/mm.h"

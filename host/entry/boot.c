@@ -8,7 +8,7 @@
  */
 #include "../events/backend.h"
 #include "../cpu/emulate.h"
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../events/evtchn.h"
 #include "gdb.h"
 #include "../xen/grant_table.h"

@@ -2,7 +2,7 @@
 #include "guest_resume.h"
 
 #include "bounce.h"
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../events/evtchn.h"
 #include "gdb.h"
 #include "../core/guest_mode.h"

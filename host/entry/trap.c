@@ -12,7 +12,7 @@
 #include "../events/backend.h"
 #include "bounce.h"
 #include "../cpu/emulate.h"
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../events/evtchn.h"
 #include "../cpu/fault_address.h"
 #include "gdb.h"

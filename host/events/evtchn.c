@@ -4,7 +4,7 @@
  */
 #include "evtchn.h"
 
-#include "../env/env.h"
+#include "../core/env.h"
 
 struct evtchn_state evtchn_state;
 uint64_t evtchn_shared_info_mfn;

@@ -5,7 +5,7 @@
  */
 #include "time.h"
 
-#include "../env/env.h"
+#include "../core/env.h"
 #include "evtchn.h"
 #include "../core/vcpu.h"
 

@@ -5,7 +5,7 @@
  */
 #include "mm.h"
 
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../core/guest_mode.h"
 #include "tlb.h"
 

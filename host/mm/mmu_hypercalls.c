@@ -10,7 +10,7 @@
  */
 #include "mm.h"
 
-#include "../env/env.h"
+#include "../core/env.h"
 #include "tlb.h"
 
 static long flush(void)

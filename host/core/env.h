@@ -1,7 +1,9 @@
 /*
  * What lies outside the Host's C code: the Switcher's gates, the Launcher's
- * doorbell, the alias of guest memory. host/env/env.c provides them inside the
- * VM; tests/unit/host_env.c stands in for them in the unit tests.
+ * doorbell, the alias of guest memory, the local APIC. host/env/ provides
+ * them inside the VM; tests/unit/host_env.c stands in for them in the unit
+ * tests. The seam lives here, with the rooms that call it: env/ sits above
+ * them all, and none includes from it.
  */
 #ifndef PERCH_HOST_ENV_H
 #define PERCH_HOST_ENV_H
