@@ -1,8 +1,8 @@
 /*
  * Guest memory by guest-kernel virtual address: the one software walk of
  * the guest's page tables, the one check of a guest address, and copies;
- * and the two things the walk shares with host/mm/: reading an entry, and
- * which frames are the guest's.
+ * with them, how an entry is read and which frames are the guest's, the
+ * rules host/mm/ and the other rooms share with the walk.
  *
  * The Host never dereferences a guest pointer: it walks the guest's page
  * tables in software (through the alias of machine memory) and copies

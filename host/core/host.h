@@ -134,8 +134,8 @@ bool guest_handle_okay(uint64_t va, uint64_t bytes);
 #define GUEST_NO_ENTRY (~0ull)
 uint64_t guest_l1e_maddr(uint64_t va, uint64_t need);
 
-/* The entry of a guest page table at machine address maddr, read through
- * the alias (the walk's reads, and every other reader's: mm/'s checks). */
+/* The guest page-table entry at machine address maddr, read through the
+ * alias in one access: how the walk and host/mm/ read entries. */
 uint64_t guest_read_entry(uint64_t maddr);
 
 /* Is mfn one of the guest's own frames (from guest_mfn_base on, and in
