@@ -1,6 +1,8 @@
 /*
  * Guest memory by guest-kernel virtual address: the one software walk of
- * the guest's page tables, the one check of a guest address, and copies.
+ * the guest's page tables, the one check of a guest address, and copies;
+ * with them, how an entry is read and which frames are the guest's, the
+ * rules host/mm/ and the other rooms share with the walk.
  *
  * The Host never dereferences a guest pointer: it walks the guest's page
  * tables in software (through the alias of machine memory) and copies
@@ -9,9 +11,8 @@
  * entries still nest: an interrupt may arrive while it works, see
  * docs/design.md section 7.)
  */
-#include "../env/env.h"
+#include "env.h"
 #include "host.h"
-#include "../mm/mm.h"
 #include "vcpu.h"
 
 bool va_canonical(uint64_t va)
@@ -38,6 +39,20 @@ static bool frame_in_memslot(uint64_t mfn)
     return mfn < perch_shared.boot.machine_frames;
 }
 
+bool guest_owns_frame(uint64_t mfn)
+{
+    const typeof(perch_shared.boot) *b = &perch_shared.boot;
+
+    return mfn >= b->guest_mfn_base && mfn - b->guest_mfn_base < b->guest_nr_pages &&
+           frame_in_memslot(mfn);
+}
+
+/* One 8-byte access: the guest is stopped, but the MMU walks these. */
+uint64_t guest_read_entry(uint64_t maddr)
+{
+    return __atomic_load_n((uint64_t *)(env_alias_base() + maddr), __ATOMIC_RELAXED);
+}
+
 uint64_t guest_l1e_maddr(uint64_t va, uint64_t need)
 {
     uint64_t table = current->kernel_cr3 & PTE_ADDR_MASK;
@@ -51,7 +66,7 @@ uint64_t guest_l1e_maddr(uint64_t va, uint64_t need)
             return GUEST_NO_ENTRY;
         if (level == 1)
             return maddr;
-        entry = mm_read_entry(maddr);
+        entry = guest_read_entry(maddr);
         /* Bit 7 is PS above L1: perch maps no superpages for guests. */
         if ((entry & need) != need || (entry & PTE_PS))
             return GUEST_NO_ENTRY;
@@ -68,7 +83,7 @@ static uint64_t translate(uint64_t va, bool write)
 
     if (l1e == GUEST_NO_ENTRY)
         return ~0ull;
-    entry = mm_read_entry(l1e);
+    entry = guest_read_entry(l1e);
     frame = entry & PTE_ADDR_MASK;
     if ((entry & need) != need || !frame_in_memslot(frame >> XEN_PAGE_SHIFT))
         return ~0ull;

@@ -1,10 +1,12 @@
 /* Which guest mode runs, kernel or user, and the address spaces each needs. */
 #include "guest_mode.h"
 
-#include "../env/env.h"
+#include "env.h"
 
+/* The domain's settings (vcpu.h). */
 unsigned host_nr_vcpus = 1;
 uint32_t optimizations_off;
+uint64_t vm_assist_enabled;
 
 void guest_mode_start(uint64_t kernel_cr3, bool isolation_off)
 {

@@ -134,4 +134,12 @@ bool guest_handle_okay(uint64_t va, uint64_t bytes);
 #define GUEST_NO_ENTRY (~0ull)
 uint64_t guest_l1e_maddr(uint64_t va, uint64_t need);
 
+/* The guest page-table entry at machine address maddr, read through the
+ * alias in one access: how the walk and host/mm/ read entries. */
+uint64_t guest_read_entry(uint64_t maddr);
+
+/* Is mfn one of the guest's own frames (from guest_mfn_base on, and in
+ * machine memory)? The one rule for every frame the guest names. */
+bool guest_owns_frame(uint64_t mfn);
+
 #endif

@@ -1,8 +1,7 @@
 /* The Host lock and each vCPU's in_guest (see host_lock.h). */
 #include "host_lock.h"
 
-#include "../env/env.h"
-#include "../events/evtchn.h"
+#include "env.h"
 #include "vcpu.h"
 
 /* Which vCPU holds the lock: its id + 1, or 0. */

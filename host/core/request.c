@@ -5,7 +5,7 @@
  */
 #include <stdarg.h>
 
-#include "../env/env.h"
+#include "env.h"
 #include "host.h"
 #include "where.h"
 #include "../../lib/fmt.h"

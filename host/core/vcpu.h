@@ -13,7 +13,7 @@
 #include "../../abi/layout.h"
 #include "../../abi/xen/vcpu.h"
 #include "host.h"
-#include "../env/entry.h"
+#include "entry.h"
 
 /* Privileged work the Host queues for the next ring-0 visit, which happens
  * anyway or is forced before returning to the guest (seed 002's lazy flush:
@@ -110,7 +110,7 @@ struct vcpu {
 
 /*
  * The Host's per-vCPU area: the words host/env/entry.S keeps there
- * (host/env/entry.h), then the vCPU. The Host always runs on the stack
+ * (host/core/entry.h), then the vCPU. The Host always runs on the stack
  * of the vCPU it serves, in the same block: that is how it finds it.
  */
 struct host_cpu {
@@ -168,5 +168,11 @@ extern unsigned host_nr_vcpus;
 
 /* PERCH_OPT_* switched off for this run (perch_shared.boot, at start). */
 extern uint32_t optimizations_off;
+
+/* The hypervisor help the guest has switched on (vm_assist,
+ * host/xen/vm_assist.c): VMASST_TYPE_* bits (abi/xen/xen.h), 1 << type, 64
+ * bits wide as m2p_strict is type 32. The domain's, not the hypercall's:
+ * the rooms that give the help read it here. */
+extern uint64_t vm_assist_enabled;
 
 #endif

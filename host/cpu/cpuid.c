@@ -8,7 +8,7 @@
  * hides what it does not emulate (cpuid_hidden[] below, with reasons).
  * Leaves beyond the advertised maxima read as zero, as on AMD.
  */
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../core/host.h"
 #include "cpuid.h"
 #include "../core/vcpu.h"

@@ -9,9 +9,8 @@
  * refused, so no descriptor the guest writes can reach ring 0.
  */
 #include "descriptors.h"
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../core/host.h"
-#include "../mm/mm.h"
 #include "../core/vcpu.h"
 
 #define DESC_S        (1ull << 44)        /* code or data */
@@ -53,7 +52,7 @@ static bool descriptor_ok(uint64_t *d)
 long do_update_descriptor(uint64_t maddr, uint64_t desc, uint64_t a3, uint64_t a4, uint64_t a5)
 {
     (void)a3, (void)a4, (void)a5;
-    if (maddr & 7 || !mm_guest_frame(maddr >> XEN_PAGE_SHIFT) || !descriptor_ok(&desc))
+    if (maddr & 7 || !guest_owns_frame(maddr >> XEN_PAGE_SHIFT) || !descriptor_ok(&desc))
         return -XEN_EINVAL;
     *(volatile uint64_t *)(env_alias_base() + maddr) = desc;
     return 0;
@@ -66,7 +65,7 @@ static bool frame_ok(uint64_t mfn)
 
     /* The frame first: a pointer past machine memory is undefined even
      * unused (fuzz_multicall found one with mfn near 2^64 / 4096). */
-    if (!mm_guest_frame(mfn))
+    if (!guest_owns_frame(mfn))
         return false;
     descs = (uint64_t *)(env_alias_base() + (mfn << XEN_PAGE_SHIFT));
     for (unsigned i = 0; i < DESCS_PER_FRAME; i++)

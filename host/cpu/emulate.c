@@ -14,8 +14,6 @@
 #include "../x86/insn.h"
 #include "../core/vcpu.h"
 #include "cpuid.h"
-#include "../xen/vm_assist.h"
-#include "../xen/physdev.h"
 #include "msr.h"
 #include "cpu_seen.h"
 

@@ -13,10 +13,9 @@
  */
 #include "fault_address.h"
 
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../core/guest_mode.h"
 #include "../x86/insn.h"
-#include "../mm/mm.h"
 #include "../core/vcpu.h"
 
 #define PF_PRESENT   (1u << 0)
@@ -39,7 +38,7 @@ static enum page_state page_state(uint64_t va)
     if (!guest_va_ok(va) || guest_l1e_maddr(va, 0) == GUEST_NO_ENTRY)
         return PAGE_UNKNOWN;
     l1e = guest_l1e_maddr(va, PTE_P);
-    if (l1e == GUEST_NO_ENTRY || !((e = mm_read_entry(l1e)) & PTE_P))
+    if (l1e == GUEST_NO_ENTRY || !((e = guest_read_entry(l1e)) & PTE_P))
         return PAGE_ABSENT;
     if ((e & PTE_RW) && guest_l1e_maddr(va, PTE_P | PTE_RW) != GUEST_NO_ENTRY)
         return PAGE_WRITABLE;

@@ -7,7 +7,7 @@
  */
 #include "insn_patch.h"
 
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../x86/insn.h"
 #include "../x86/insn_liveness.h"
 #include "../mm/mm.h"
@@ -157,9 +157,9 @@ static uint64_t read_only_text(uint64_t rip)
 
     if (l1e_maddr == GUEST_NO_ENTRY)
         return 0;
-    l1e = mm_read_entry(l1e_maddr);
+    l1e = guest_read_entry(l1e_maddr);
     if ((l1e & (PTE_P | PTE_RW)) != PTE_P ||
-        !mm_guest_frame((l1e & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT))
+        !guest_owns_frame((l1e & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT))
         return 0;
     return (l1e & PTE_ADDR_MASK) | (rip & 0xfff);
 }
@@ -192,6 +192,8 @@ static void try_patch(struct perch_patch_site *s)
     s->patch_len = (uint8_t)patch_len;
     s->state = PERCH_PATCH_ACTIVE;
     index_rebuild();
+    /* A page holds a patch: mm.c tells us before it maps one writable. */
+    mm_writable_frame_hook = insn_patch_frame_writable;
 }
 
 void insn_patch_trapped(uint64_t rip, unsigned len)

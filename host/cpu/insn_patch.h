@@ -41,7 +41,8 @@ void insn_patch_trapped(uint64_t rip, unsigned len);
 bool insn_patch_entry(struct cpu_regs *regs);
 
 /* An L1 entry is about to map frame mfn writable: its patches are undone
- * first, so that what the guest writes lands on its own bytes. */
+ * first, so that what the guest writes lands on its own bytes. mm.c calls
+ * it through mm_writable_frame_hook, filled in with the first patch. */
 void insn_patch_frame_writable(uint64_t mfn);
 
 #endif

@@ -17,7 +17,7 @@
 #include "msr.h"
 #include "cpuid.h"
 #include "../core/host.h"
-#include "../events/time.h"
+#include "../core/env.h"
 #include "../core/vcpu.h"
 
 #define MSR_TSC                0x00000010u

@@ -1,5 +1,5 @@
 /* set_segment_base: the FS and GS bases of the guest, kernel and user. */
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../core/host.h"
 #include "../core/vcpu.h"
 

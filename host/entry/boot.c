@@ -3,11 +3,12 @@
  * host_boot_entry, which comes here. On the first, the guest's
  * start-of-day registers are in perch_shared.boot: the Host takes its
  * state from there and enters the guest kernel with a jmp. The others
- * wait until the guest brings them up (host/xen/vcpu_context.c).
+ * wait until the guest gives them a context and brings them up
+ * (host/xen/vcpu_context.c), then enter the guest kernel as it says.
  */
 #include "../events/backend.h"
 #include "../cpu/emulate.h"
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../events/evtchn.h"
 #include "gdb.h"
 #include "../xen/grant_table.h"
@@ -19,6 +20,28 @@
 #include "../core/host_lock.h"
 #include "../xen/vcpu_context.h"
 #include "../core/vcpu.h"
+
+/*
+ * A vCPU past the first. The Launcher started it on perch's own L4
+ * (boot.secondary_cr3), which holds the hole and nothing of the guest's:
+ * the guest may reuse every frame of its own while this vCPU waits.
+ */
+static _Noreturn void secondary_start(struct cpu_regs *regs)
+{
+    uint64_t kernel_cr3;
+
+    env_interrupts_init();
+    vcpu_context_wait_up();
+    kernel_cr3 = current->kernel_cr3;
+    guest_mode_start(kernel_cr3, perch_shared.boot.no_guest_isolation);
+    current->loaded_cr3 = perch_shared.boot.secondary_cr3;
+    emulate_reset();
+    time_vcpu_init();
+    env_write_fs_base(current->fs_base);
+    env_write_gs_base(current->gs_base_kernel);
+    *regs = current->start;
+    guest_resume(regs);
+}
 
 _Noreturn void host_boot(struct cpu_regs *regs)
 {
@@ -32,7 +55,7 @@ _Noreturn void host_boot(struct cpu_regs *regs)
     host_nr_vcpus = (unsigned)b->nr_vcpus;
     host_enter();
     if (current->id != 0)
-        vcpu_context_start(regs);
+        secondary_start(regs);
     current->state = VCPU_UP;
     guest_mode_start(b->kernel_cr3, b->no_guest_isolation);
     emulate_reset();

@@ -6,7 +6,7 @@
  */
 #include "gdb.h"
 
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../core/guest_mode.h"
 #include "guest_resume.h"
 #include "../core/vcpu.h"

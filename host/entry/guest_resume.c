@@ -1,8 +1,8 @@
 /* The way back to the guest, and the choice between the Switcher's exits. */
 #include "guest_resume.h"
 
-#include "../core/bounce.h"
-#include "../env/env.h"
+#include "bounce.h"
+#include "../core/env.h"
 #include "../events/evtchn.h"
 #include "gdb.h"
 #include "../core/guest_mode.h"

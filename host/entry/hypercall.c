@@ -3,7 +3,7 @@
  * which saves the registers and calls host_hypercall(): no trap, no ring 0,
  * the whole call runs at native speed.
  */
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../events/evtchn.h"
 #include "../core/host.h"
 #include "../core/host_lock.h"

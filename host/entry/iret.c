@@ -4,7 +4,7 @@
  * the guest pushed (rax, r11, rcx, flags, rip, cs, rflags, rsp, ss) becomes
  * the vCPU's state.
  */
-#include "../core/bounce.h"
+#include "bounce.h"
 #include "../core/host.h"
 #include "../core/vcpu.h"
 #include "../core/guest_mode.h"

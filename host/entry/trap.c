@@ -10,9 +10,9 @@
  * own bug and says so.
  */
 #include "../events/backend.h"
-#include "../core/bounce.h"
+#include "bounce.h"
 #include "../cpu/emulate.h"
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../events/evtchn.h"
 #include "../cpu/fault_address.h"
 #include "gdb.h"

@@ -22,7 +22,7 @@
  */
 #include "../../abi/layout.h"
 #include "../../lib/gprs.h"
-#include "entry.h"
+#include "../core/entry.h"
 
     .section .entry, "ax"
 /*

@@ -1,5 +1,5 @@
-/* The Host's environment inside the VM (see host/env/env.h). */
-#include "env.h"
+/* The Host's environment inside the VM (see host/core/env.h). */
+#include "../core/env.h"
 #include "../core/host.h"
 #include "../core/vcpu.h"
 

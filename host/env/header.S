@@ -1,6 +1,6 @@
 /* The Host image header (struct host_image_header), first in the image. */
 #include "../../abi/layout.h"
-#include "entry.h"
+#include "../core/entry.h"
 
     .section .header, "a"
     .quad HOST_IMAGE_MAGIC

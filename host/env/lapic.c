@@ -4,7 +4,7 @@
  * exit to the Launcher, and no ring-0 instruction is needed. Its timer, in
  * one-shot mode with KVM's 1 GHz bus and divide-by-1, counts nanoseconds.
  */
-#include "env.h"
+#include "../core/env.h"
 #include "../core/host.h"
 #include "../events/time.h"
 #include "../core/vcpu.h"

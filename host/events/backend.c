@@ -3,6 +3,7 @@
  */
 #include "backend.h"
 
+#include "../core/env.h"
 #include "evtchn.h"
 
 /* The port of each line, as the Host bound or connected it; 0: none. */

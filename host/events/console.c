@@ -4,7 +4,7 @@
  * which wakes the Launcher's console thread without stopping the vCPU; only
  * a full ring costs an exit.
  */
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../core/host.h"
 
 #define CONSOLE_CHUNK 256

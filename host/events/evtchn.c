@@ -4,7 +4,7 @@
  */
 #include "evtchn.h"
 
-#include "../env/env.h"
+#include "../core/env.h"
 
 struct evtchn_state evtchn_state;
 uint64_t evtchn_shared_info_mfn;
@@ -523,14 +523,6 @@ long do_event_channel_op_compat(uint64_t arg, uint64_t a2, uint64_t a3,
 
 /* ---- vcpu_info registration --------------------------------------------- */
 
-static bool guest_frame(uint64_t mfn)
-{
-    const uint64_t base = perch_shared.boot.guest_mfn_base;
-
-    return mfn >= base && mfn - base < perch_shared.boot.guest_nr_pages &&
-           mfn < perch_shared.boot.machine_frames;
-}
-
 /* The new vcpu_info takes over the old one's contents (Xen fills it with
  * zeros and a set mask when there was none: here, before shared_info is
  * known). */
@@ -560,7 +552,7 @@ long evtchn_register_vcpu_info(unsigned id, uint64_t mfn, uint64_t offset)
         return -XEN_ENXIO;
     if (evtchn_state.vcpu_info_maddr[id])
         return -XEN_EINVAL;
-    if (!guest_frame(mfn))
+    if (!guest_owns_frame(mfn))
         return -XEN_EINVAL;
     maddr = mfn * XEN_PAGE_SIZE + offset;
     vi = (volatile struct vcpu_info *)(env_alias_base() + maddr);

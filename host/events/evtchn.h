@@ -115,15 +115,4 @@ long evtchn_register_vcpu_info(unsigned id, uint64_t mfn, uint64_t offset);
 long do_event_channel_op(uint64_t cmd, uint64_t arg, uint64_t, uint64_t, uint64_t);
 long do_event_channel_op_compat(uint64_t arg, uint64_t, uint64_t, uint64_t, uint64_t);
 
-/* ---- Provided by the environment (host/vm/ inside the VM) ----------------- */
-
-/* The guest sent on back-end line `line`'s port (or the Host connected
- * one): tell the Launcher. */
-void env_notify_backend(unsigned line);
-
-/* Halt the vCPU until an interrupt has been handled: the timer interrupt
- * calls time_timer_fired(), a back end's interrupt evtchn_raise(), before
- * this returns. It may return early; callers re-check and call it again. */
-void env_idle(void);
-
 #endif

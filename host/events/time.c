@@ -5,6 +5,7 @@
  */
 #include "time.h"
 
+#include "../core/env.h"
 #include "evtchn.h"
 #include "../core/vcpu.h"
 

@@ -89,14 +89,4 @@ void time_runstate_get(const struct vcpu *v, struct vcpu_runstate_info *out);
 long do_vcpu_op(uint64_t cmd, uint64_t vcpuid, uint64_t arg, uint64_t, uint64_t);
 long do_set_timer_op(uint64_t deadline, uint64_t, uint64_t, uint64_t, uint64_t);
 
-/* ---- Provided by the environment (host/vm/ inside the VM) ------------------- */
-
-/* The vCPU's TSC, as the guest's rdtsc reads it. */
-uint64_t env_rdtsc(void);
-
-/* Interrupt, and call time_timer_fired(), once system time reaches
- * `deadline_ns` (at once if it already has). Replaces any earlier arming. */
-void env_timer_arm(uint64_t deadline_ns);
-void env_timer_cancel(void);
-
 #endif

@@ -5,7 +5,7 @@
  * the Switcher, the Host, the M2P and the alias, a user view only the
  * Switcher and the syscall trampoline.
  */
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../core/host.h"
 
 /* Both slots are written, 258 as 0 in a user view: a frame can go from one

@@ -5,16 +5,16 @@
  */
 #include "mm.h"
 
-#include "../env/env.h"
-#include "../xen/grant_table.h"
+#include "../core/env.h"
 #include "../core/guest_mode.h"
-#include "../cpu/insn_patch.h"
 #include "tlb.h"
 
 bool mm_strict;
 uint64_t mm_shared_info_mfn = INVALID_MFN;
 uint64_t mm_m2p_maddr = INVALID_MFN;
 struct mm_frame_info *mm_frames;
+bool (*mm_shared_frame_hook)(uint64_t mfn);
+void (*mm_writable_frame_hook)(uint64_t mfn);
 
 #define ENTRIES    512u
 #define HOLE_FIRST 256u   /* Xen's L4 slots 256-271 are the hypervisor's */
@@ -33,13 +33,6 @@ bool mm_strict_active(void)
     return mm_strict && mm_frames;
 }
 
-bool mm_guest_frame(uint64_t mfn)
-{
-    const typeof(perch_shared.boot) *b = &perch_shared.boot;
-
-    return mfn - b->guest_mfn_base < b->guest_nr_pages && mfn < b->machine_frames;
-}
-
 static struct mm_frame_info *frame_info(uint64_t mfn)
 {
     return mm_frames && mfn < perch_shared.boot.machine_frames ? &mm_frames[mfn] : NULL;
@@ -55,12 +48,8 @@ static uint64_t entry_maddr(uint64_t table_mfn, unsigned i)
     return table_mfn * XEN_PAGE_SIZE + i * 8ull;
 }
 
-/* One 8-byte access each: the guest is stopped, but the MMU walks these. */
-uint64_t mm_read_entry(uint64_t maddr)
-{
-    return __atomic_load_n((uint64_t *)(env_alias_base() + maddr), __ATOMIC_RELAXED);
-}
-
+/* One 8-byte access, as guest_read_entry()'s: the guest is stopped, but
+ * the MMU walks these. */
 static void store_entry(uint64_t maddr, uint64_t val)
 {
     __atomic_store_n((uint64_t *)(env_alias_base() + maddr), val, __ATOMIC_RELAXED);
@@ -126,11 +115,11 @@ static uint64_t refused_flags(int level)
 
 /* The perch-private frames Xen would have shared with the guest, which an
  * L1 entry may map (writable too): shared_info, and the grant table's
- * frames the guest has been given (host/xen/grant_table.c). */
+ * frames the guest has been given (mm_shared_frame_hook). */
 static bool shared_with_guest(uint64_t mfn)
 {
     return mfn < perch_shared.boot.machine_frames &&
-           (mfn == mm_shared_info_mfn || grant_table_frame(mfn));
+           (mfn == mm_shared_info_mfn || (mm_shared_frame_hook && mm_shared_frame_hook(mfn)));
 }
 
 /*
@@ -144,7 +133,7 @@ static long check_target(uint64_t mfn, int level)
 {
     uint64_t frames = perch_shared.boot.machine_frames;
 
-    if (mm_guest_frame(mfn))
+    if (guest_owns_frame(mfn))
         return 0;
     if (level > MM_L1)
         return -XEN_EINVAL;
@@ -265,7 +254,7 @@ static void release_entries(uint64_t mfn, int level, unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
         if (guest_slot(i, level))
-            drop_ref(mm_read_entry(entry_maddr(mfn, i)), level);
+            drop_ref(guest_read_entry(entry_maddr(mfn, i)), level);
 }
 
 /* ---- Default mode: tables checked once ----------------------------------------- */
@@ -317,7 +306,7 @@ static long check_child(uint64_t e, int level)
 static long validate_table(uint64_t mfn, int level)
 {
     for (unsigned i = 0; i < ENTRIES; i++) {
-        uint64_t maddr = entry_maddr(mfn, i), e = mm_read_entry(maddr);
+        uint64_t maddr = entry_maddr(mfn, i), e = guest_read_entry(maddr);
         long rc;
 
         if (!guest_slot(i, level)) {
@@ -365,7 +354,7 @@ int mm_table_level(uint64_t mfn)
 long mm_write_entry(uint64_t maddr, uint64_t val, int level, bool preserve_ad)
 {
     /* tour multicall.4: an mmu_update entry checked as Xen would, then stored through the alias */
-    uint64_t old = mm_read_entry(maddr), new = val;
+    uint64_t old = guest_read_entry(maddr), new = val;
     long rc;
 
     if (level == MM_PLAIN) {
@@ -381,8 +370,8 @@ long mm_write_entry(uint64_t maddr, uint64_t val, int level, bool preserve_ad)
         if (rc)
             return rc;
         new = adjust(new, level);
-        if (new & PTE_RW)
-            insn_patch_frame_writable((new & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT);
+        if ((new & PTE_RW) && mm_writable_frame_hook)
+            mm_writable_frame_hook((new & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT);
     }
     if (preserve_ad)
         new |= old & (PTE_A | PTE_D);
@@ -408,7 +397,7 @@ long mm_pin(uint64_t mfn, int level)
     struct mm_frame_info *f = frame_info(mfn);
     long rc;
 
-    if (!mm_guest_frame(mfn))
+    if (!guest_owns_frame(mfn))
         return -XEN_EINVAL;
     if (mm_strict_active()) {
         rc = get_type(mfn, (unsigned)level);
@@ -442,7 +431,7 @@ long mm_unpin(uint64_t mfn)
 {
     struct mm_frame_info *f = frame_info(mfn);
 
-    if (!mm_guest_frame(mfn))
+    if (!guest_owns_frame(mfn))
         return -XEN_EINVAL;
     if (!f)
         return 0;
@@ -492,7 +481,7 @@ long mm_new_baseptr(uint64_t mfn)
     uint64_t old = kernel_base();
     long rc;
 
-    if (!mm_guest_frame(mfn) || mfn == user_base())
+    if (!guest_owns_frame(mfn) || mfn == user_base())
         return -XEN_EINVAL;
     if (mfn != old) {
         rc = take_base(mfn);
@@ -517,7 +506,7 @@ long mm_new_user_baseptr(uint64_t mfn)
     if (mfn == (old == MM_NO_ENTRY ? 0 : old))
         return 0;
     if (mfn) {
-        if (!mm_guest_frame(mfn) || mfn == kernel_base())
+        if (!guest_owns_frame(mfn) || mfn == kernel_base())
             return -XEN_EINVAL;
         rc = take_base(mfn);
         if (rc)
@@ -534,7 +523,8 @@ long mm_start_baseptr(struct vcpu *v, uint64_t mfn)
 {
     long rc;
 
-    if (!mm_guest_frame(mfn) || v->kernel_cr3 || any_vcpu_base(mfn, true) != any_vcpu_base(mfn, false))
+    if (!guest_owns_frame(mfn) || v->kernel_cr3 ||
+        any_vcpu_base(mfn, true) != any_vcpu_base(mfn, false))
         return -XEN_EINVAL;
     rc = take_base(mfn);
     if (rc)

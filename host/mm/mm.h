@@ -33,9 +33,24 @@
 extern bool mm_strict;
 
 /* The shared_info frame: a perch-private frame an L1 entry may map (the
- * other ones are the grant table's, grant_table_frame()). Default
+ * other ones are those mm_shared_frame_hook says yes to). Default
  * INVALID_MFN; set it from perch_shared.boot.shared_info_mfn. */
 extern uint64_t mm_shared_info_mfn;
+
+/*
+ * What mm.c asks of the rooms above it that own frames, or something in
+ * them, instead of including them: each owner fills in its hook when it
+ * comes to own something (NULL: no owner yet, so no frame and nothing to
+ * tell).
+ *  - mm_shared_frame_hook: is mfn, a perch-private frame, one an L1 entry
+ *    may map, writable too? The grant table's frames the guest has been
+ *    given (host/xen/grant_table.c, from grant_table_boot()).
+ *  - mm_writable_frame_hook: an L1 entry is about to map mfn writable.
+ *    host/cpu/insn_patch.c undoes its patches there first (from its first
+ *    patch on).
+ */
+extern bool (*mm_shared_frame_hook)(uint64_t mfn);
+extern void (*mm_writable_frame_hook)(uint64_t mfn);
 
 /* Machine address of M2P entry 0 (8 bytes per machine frame, contiguous,
  * perch-private), where MMU_MACHPHYS_UPDATE writes. Default INVALID_MFN:
@@ -92,7 +107,7 @@ long do_update_va_mapping(uint64_t va, uint64_t val, uint64_t flags,
 /*
  * Writable page tables: the trap path calls this for a guest-kernel #PF
  * whose error code says present + write; it acts only while the guest has
- * VMASST_TYPE_writable_pagetables on (vm_assist_enabled, emulate.h). If the
+ * VMASST_TYPE_writable_pagetables on (vm_assist_enabled, vcpu.h). If the
  * faulting store is one of the forms Linux uses on a live PTE (host/mm/ptwr.c)
  * and lands on an L1 table mapped read-only, the store is checked like an
  * mmu_update entry, done through the alias, and regs stepped past it: 0.
@@ -122,9 +137,6 @@ int ptwr_emulate_original(struct cpu_regs *regs, const uint8_t *bytes, unsigned 
 
 #define MM_NO_ENTRY (~0ull)
 
-/* Is mfn one of the guest's own frames? */
-bool mm_guest_frame(uint64_t mfn);
-
 /* Strict mode in force: mm_strict, with mm_frames to keep the types in. */
 bool mm_strict_active(void);
 
@@ -135,9 +147,6 @@ int mm_table_level(uint64_t mfn);
  * aligned, in a guest frame) of a table at `level`; strict mode moves the
  * type references from the old entry to the new one. 0 or -XEN_E*. */
 long mm_write_entry(uint64_t maddr, uint64_t val, int level, bool preserve_ad);
-
-/* Read the entry at machine address maddr. */
-uint64_t mm_read_entry(uint64_t maddr);
 
 /* The MMUEXT operations on tables; mfn as the guest gave it. */
 long mm_pin(uint64_t mfn, int level);

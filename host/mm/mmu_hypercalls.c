@@ -10,7 +10,7 @@
  */
 #include "mm.h"
 
-#include "../env/env.h"
+#include "../core/env.h"
 #include "tlb.h"
 
 static long flush(void)
@@ -70,7 +70,7 @@ static long machphys_update(uint64_t mfn, uint64_t pfn)
 {
     uint64_t limit = perch_shared.boot.machine_frames * XEN_PAGE_SIZE;
 
-    if (!mm_guest_frame(mfn) || mm_m2p_maddr >= limit || (mm_m2p_maddr & 7) ||
+    if (!guest_owns_frame(mfn) || mm_m2p_maddr >= limit || (mm_m2p_maddr & 7) ||
         mfn >= (limit - mm_m2p_maddr) / 8)
         return -XEN_EINVAL;
     *(uint64_t *)(env_alias_base() + mm_m2p_maddr + mfn * 8) = pfn;
@@ -86,7 +86,7 @@ static long io_owner_check(uint64_t val)
 {
     if (!(val & PTE_P))
         return 0;
-    return mm_guest_frame((val & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT) ? -XEN_EBUSY
+    return guest_owns_frame((val & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT) ? -XEN_EBUSY
                                                                    : -XEN_EPERM;
 }
 
@@ -102,7 +102,7 @@ static long mmu_update_one(const struct mmu_update *req, bool io_owner)
     /* NORMAL, PRESERVE_AD, and NO_TRANSLATE (NORMAL for a PV guest). */
     if (cmd > MMU_PT_UPDATE_NO_TRANSLATE)
         return -XEN_ENOSYS;
-    if (!mm_guest_frame(mfn))
+    if (!guest_owns_frame(mfn))
         return -XEN_EINVAL;
     if (io_owner && (rc = io_owner_check(req->val)))
         return rc;
@@ -168,7 +168,7 @@ long do_update_va_mapping(uint64_t va, uint64_t val, uint64_t flags,
     long rc;
 
     (void)a4, (void)a5;
-    if (pte == GUEST_NO_ENTRY || !mm_guest_frame(pte >> XEN_PAGE_SHIFT))
+    if (pte == GUEST_NO_ENTRY || !guest_owns_frame(pte >> XEN_PAGE_SHIFT))
         return -XEN_EINVAL;
     if (mm_strict_active() && mm_table_level(pte >> XEN_PAGE_SHIFT) != MM_L1)
         return -XEN_EINVAL;
@@ -197,7 +197,7 @@ static long set_ldt(uint64_t va, uint32_t ents)
  * (strict) not a page table. */
 static long clear_page(uint64_t mfn)
 {
-    if (!mm_guest_frame(mfn) || mm_get_writable(mfn))
+    if (!guest_owns_frame(mfn) || mm_get_writable(mfn))
         return -XEN_EINVAL;
     __builtin_memset(env_alias_base() + mfn * XEN_PAGE_SIZE, 0, XEN_PAGE_SIZE);
     mm_put_writable(mfn);
@@ -208,7 +208,7 @@ static long copy_page(uint64_t dst, uint64_t src)
 {
     uint8_t *alias = env_alias_base();
 
-    if (!mm_guest_frame(src) || !mm_guest_frame(dst) || mm_get_writable(dst))
+    if (!guest_owns_frame(src) || !guest_owns_frame(dst) || mm_get_writable(dst))
         return -XEN_EINVAL;
     if (dst != src)
         __builtin_memcpy(alias + dst * XEN_PAGE_SIZE, alias + src * XEN_PAGE_SIZE,

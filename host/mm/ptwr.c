@@ -26,7 +26,6 @@
  */
 #include "../x86/insn.h"
 #include "mm.h"
-#include "../xen/vm_assist.h"
 
 /* #PF error code bits. */
 #define PF_PRESENT  (1u << 0)
@@ -183,9 +182,9 @@ static uint64_t target_entry(uint64_t va)
 
     if (l1e_maddr == GUEST_NO_ENTRY)
         return MM_NO_ENTRY;
-    l1e = mm_read_entry(l1e_maddr);
+    l1e = guest_read_entry(l1e_maddr);
     mfn = (l1e & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT;
-    if ((l1e & (PTE_P | PTE_RW)) != PTE_P || !mm_guest_frame(mfn))
+    if ((l1e & (PTE_P | PTE_RW)) != PTE_P || !guest_owns_frame(mfn))
         return MM_NO_ENTRY;
     level = mm_table_level(mfn);
     if (level != MM_L1 && !(level == MM_ANY && !mm_frames))
@@ -235,7 +234,7 @@ static bool compute(const struct pte_store *in, uint64_t old, uint64_t src,
 
 static int execute(struct cpu_regs *regs, const struct pte_store *in, uint64_t pte)
 {
-    uint64_t old = mm_read_entry(pte), new = old, rflags = regs->rflags;
+    uint64_t old = guest_read_entry(pte), new = old, rflags = regs->rflags;
     uint64_t src = in->imm_src ? in->imm : *insn_gpr(regs, in->reg);
     bool store = compute(in, old, src, regs->rax, &new, &rflags);
 

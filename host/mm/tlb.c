@@ -21,7 +21,7 @@
  */
 #include "tlb.h"
 
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../core/host.h"
 #include "../core/vcpu.h"
 

@@ -16,6 +16,7 @@
 #include "grant_table.h"
 
 #include "../../abi/xen/grant_table.h"
+#include "../mm/mm.h"
 
 /* Xen's INITIAL_NR_GRANT_FRAMES: the frame every table has from the start. */
 #define INITIAL_FRAMES 1u
@@ -30,6 +31,7 @@ bool grant_table_boot(uint64_t first_mfn, uint64_t nr_frames)
 
     first_frame = 0;
     max_frames = frames_in_use = 0;
+    mm_shared_frame_hook = grant_table_frame;   /* mm.c asks before an L1 entry maps one */
     if (!nr_frames)
         return true;
     if (nr_frames > UINT32_MAX || first_mfn > b->guest_mfn_base ||

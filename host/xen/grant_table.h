@@ -20,7 +20,8 @@ bool grant_table_boot(uint64_t first_mfn, uint64_t max_frames);
 /* Is mfn a frame of the table the guest has been given (setup_table's
  * frames so far, or the first, which exists from the start as in Xen)?
  * Those are the perch-private frames besides shared_info that an L1 entry
- * may map, writable (host/mm/mm.c). */
+ * may map, writable: host/mm/mm.c asks through mm_shared_frame_hook,
+ * which grant_table_boot() fills in. */
 bool grant_table_frame(uint64_t mfn);
 
 #endif

@@ -3,7 +3,7 @@
  * can count it and time it (guests/costs). Each call is exactly one ring-0
  * visit or one exit, and shows in --stats as such.
  */
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../core/host.h"
 
 static const uint64_t probe_gates[PERCH_PROBES] = {

@@ -57,11 +57,11 @@ static long set_iobitmap(uint64_t arg)
  * its own, and only one may be registered. */
 static long pirq_eoi_gmfn(uint64_t arg)
 {
-    uint64_t mfn, base = perch_shared.boot.guest_mfn_base;
+    uint64_t mfn;
 
     if (copy_from_guest(&mfn, arg, sizeof(mfn)))
         return -XEN_EFAULT;
-    if (mfn < base || mfn - base >= perch_shared.boot.guest_nr_pages)
+    if (!guest_owns_frame(mfn))
         return -XEN_EINVAL;
     if (physdev_pirq_eoi_mfn)
         return -XEN_EBUSY;

@@ -10,13 +10,8 @@
 
 #include "callbacks.h"
 #include "../cpu/descriptors.h"
-#include "../cpu/emulate.h"
-#include "../env/env.h"
-#include "../core/guest_mode.h"
-#include "../entry/guest_resume.h"
 #include "../core/host_lock.h"
 #include "../mm/mm.h"
-#include "../events/time.h"
 
 /* 5 KiB: not on the Host's stack. Only used under the Host lock. */
 static struct vcpu_guest_context ctxt;
@@ -106,26 +101,4 @@ static bool brought_up(void *arg)
 void vcpu_context_wait_up(void)
 {
     host_sleep_until(brought_up, NULL);
-}
-
-/*
- * The Launcher started this vCPU on perch's own L4 (boot.secondary_cr3),
- * which holds the hole and nothing of the guest's: the guest may reuse
- * every frame of its own while this vCPU waits.
- */
-_Noreturn void vcpu_context_start(struct cpu_regs *regs)
-{
-    uint64_t kernel_cr3;
-
-    env_interrupts_init();
-    vcpu_context_wait_up();
-    kernel_cr3 = current->kernel_cr3;
-    guest_mode_start(kernel_cr3, perch_shared.boot.no_guest_isolation);
-    current->loaded_cr3 = perch_shared.boot.secondary_cr3;
-    emulate_reset();
-    time_vcpu_init();
-    env_write_fs_base(current->fs_base);
-    env_write_gs_base(current->gs_base_kernel);
-    *regs = current->start;
-    guest_resume(regs);
 }

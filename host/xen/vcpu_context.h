@@ -1,6 +1,7 @@
 /*
  * vCPUs past the first (host/xen/vcpu_context.c): the context
- * VCPUOP_initialise gives one, and its start once VCPUOP_up lets it go.
+ * VCPUOP_initialise gives one, and its wait until VCPUOP_up lets it go
+ * (then host/entry/boot.c enters the guest kernel as the context says).
  */
 #ifndef PERCH_HOST_VCPU_CONTEXT_H
 #define PERCH_HOST_VCPU_CONTEXT_H
@@ -15,9 +16,5 @@ long vcpu_context_load(struct vcpu *v, uint64_t arg);
 
 /* Sleep until another vCPU brings this one up (VCPUOP_up). */
 void vcpu_context_wait_up(void);
-
-/* A vCPU past the first, from host_boot: wait (asleep) until the guest
- * brings it up, then enter the guest kernel as its context says. */
-_Noreturn void vcpu_context_start(struct cpu_regs *regs);
 
 #endif

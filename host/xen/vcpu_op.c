@@ -2,7 +2,7 @@
  * vcpu_op (hypercall 24) and set_timer_op (15): bringing vCPUs up and down,
  * vcpu_info and runstate registration, the single-shot timer.
  */
-#include "../env/env.h"
+#include "../core/env.h"
 #include "../events/evtchn.h"
 #include "../events/time.h"
 #include "vcpu_context.h"

@@ -1,11 +1,12 @@
 /*
  * vm_assist: the guest switches on (or off) hypervisor help it relies on.
- * The Host only records the choice; the code that gives the help reads
- * vm_assist_enabled (writable_pagetables for the page-table write
- * emulation, architectural_iopl for I/O permission in host/cpu/emulate.c).
+ * The Host only records the choice, in the domain's vm_assist_enabled
+ * (host/core/vcpu.h); the code that gives the help reads it there
+ * (writable_pagetables for the page-table write emulation in host/mm/ptwr.c,
+ * architectural_iopl for I/O permission in host/cpu/emulate.c).
  */
 #include "../core/host.h"
-#include "vm_assist.h"
+#include "../core/vcpu.h"
 
 /*
  * The types Xen accepts from a 64-bit PV guest: the 32-bit ones too (they
@@ -19,8 +20,6 @@
                       (1ull << VMASST_TYPE_architectural_iopl) |          \
                       (1ull << VMASST_TYPE_runstate_update_flag) |        \
                       (1ull << VMASST_TYPE_m2p_strict))
-
-uint64_t vm_assist_enabled;
 
 long do_vm_assist(uint64_t cmd, uint64_t type, uint64_t a3, uint64_t a4, uint64_t a5)
 {

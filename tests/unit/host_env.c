@@ -1,5 +1,5 @@
 /*
- * The Host's environment for the unit tests (see host_env.h and host/env/env.h).
+ * The Host's environment for the unit tests (see host_env.h and host/core/env.h).
  *
  * Linked into every unit-test binary, including those that never call the
  * Host: it defines no main() and only host_env_* names besides the env_*
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../host/env/env.h"
+#include "../../host/core/env.h"
 #include "../../launcher/vm/hole.h"
 #include "../../launcher/boot/initramfs.h"
 #include "../../host/cpu/cpuid.h"
@@ -271,7 +271,7 @@ void env_ring_doorbell(void)
     host_env_doorbells++;
 }
 
-/* Weak: added to host/env/env.h after this stand-in was written; whoever owns
+/* Weak: added to host/core/env.h after this stand-in was written; whoever owns
  * perch_op may bring their own. */
 __attribute__((weak)) void env_switcher_roundtrip(void)
 {
@@ -316,7 +316,7 @@ __attribute__((weak)) void initramfs_bench_image(const uint8_t **bytes,
 }
 
 /*
- * The world switch's part of host/env/env.h. Weak, like env_switcher_roundtrip:
+ * The world switch's part of host/core/env.h. Weak, like env_switcher_roundtrip:
  * it arrived while these stand-ins were written, and its owner may bring
  * their own.
  */

@@ -1,11 +1,11 @@
 /*
- * The unit tests' stand-in for the Host's environment (host/env/env.h), in
+ * The unit tests' stand-in for the Host's environment (host/core/env.h), in
  * tests/unit/host_env.c: "machine memory" is a heap buffer, the Launcher is
  * a function that logs each request and acts on it as the real one would,
  * and helpers build guest page tables in that memory.
  *
  * host_env.c is linked into every unit-test binary; everything it defines is
- * prefixed host_env_ (or is one of the env_* functions of host/env/env.h).
+ * prefixed host_env_ (or is one of the env_* functions of host/core/env.h).
  */
 #ifndef PERCH_TESTS_HOST_ENV_H
 #define PERCH_TESTS_HOST_ENV_H
@@ -162,7 +162,7 @@ extern jmp_buf *host_env_stop_jmp;
     })
 
 /*
- * The rest of host/env/env.h, for the world switch: leaving for the guest
+ * The rest of host/core/env.h, for the world switch: leaving for the guest
  * (switcher_resume, switcher_resume_cr3, resume_native) records how and with
  * what, then does not return either (HOST_ENV_EXPECT_STOP catches it,
  * host_env_exit_kind says which); the Switcher's slots and the segment

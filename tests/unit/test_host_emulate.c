@@ -12,8 +12,6 @@
 #include "../../host/cpu/emulate.h"
 #include "../../host/core/vcpu.h"
 #include "../../host/cpu/cpuid.h"
-#include "../../host/xen/vm_assist.h"
-#include "../../host/xen/physdev.h"
 
 #define FRAMES    64
 #define CODE_VA   0xffffffff81000000ull

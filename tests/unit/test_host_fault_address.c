@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "host_env.h"
-#include "../../host/env/env.h"
+#include "../../host/core/env.h"
 #include "../../host/cpu/fault_address.h"
 #include "../../host/core/vcpu.h"
 

@@ -13,7 +13,7 @@
 #include "check.h"
 #include "host_env.h"
 #include "../../abi/xen/version.h"
-#include "../../host/env/env.h"
+#include "../../host/core/env.h"
 #include "../../host/entry/gdb.h"
 #include "../../host/core/guest_mode.h"
 #include "../../host/entry/guest_resume.h"

@@ -235,7 +235,7 @@ static void mapping_the_frames(void)
     l1e = host_env_map(UNMAPPED, MFN_BASE, HOST_ENV_RW);
     CHECK(grant_table_frame(TABLE_MFN) && !grant_table_frame(TABLE_MFN + 1));
     CHECK(mm_write_entry(l1e, TABLE_MFN << 12 | HOST_ENV_RW, MM_L1, false) == 0);
-    CHECK(mm_read_entry(l1e) == (TABLE_MFN << 12 | HOST_ENV_RW));
+    CHECK(guest_read_entry(l1e) == (TABLE_MFN << 12 | HOST_ENV_RW));
     CHECK(mm_write_entry(l1e, (TABLE_MFN + 1) << 12 | HOST_ENV_RW, MM_L1, false) == -XEN_EBUSY);
     CHECK(mm_write_entry(l1e, TABLE_MFN << 12 | HOST_ENV_RW, MM_L2, false) == -XEN_EINVAL);
     CHECK(setup_table(DOMID_SELF, TABLE_MAX, LIST_VA, &status) == 0 && status == GNTST_okay);

@@ -15,7 +15,6 @@
 #include "../../host/cpu/insn_patch.h"
 #include "../../host/mm/mm.h"
 #include "../../host/core/vcpu.h"
-#include "../../host/xen/vm_assist.h"
 
 #define FRAMES     512
 #define GUEST_BASE 64

@@ -11,7 +11,6 @@
 #include "check.h"
 #include "host_env.h"
 #include "../../host/mm/mm.h"
-#include "../../host/xen/vm_assist.h"
 
 #define FRAMES     512
 #define GUEST_BASE 64

@@ -6,7 +6,7 @@
 
 #include "check.h"
 #include "host_env.h"
-#include "../../host/xen/vm_assist.h"
+#include "../../host/core/vcpu.h"
 
 static long va(uint64_t cmd, uint64_t type)
 {

@@ -1,11 +1,9 @@
 /* Bounce frames: how the Host hands an exception, an event or a system call to the guest kernel, as Xen does. */
 #include "bounce.h"
 
-#include "../env/env.h"
 #include "../events/evtchn.h"
-
-#include "vcpu.h"
-#include "guest_mode.h"
+#include "../core/vcpu.h"
+#include "../core/guest_mode.h"
 
 /* Hypervisor hole: a bounce frame must never land there (Xen's check). */
 static bool stack_usable(uint64_t sp)

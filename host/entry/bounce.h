@@ -6,7 +6,7 @@
 #ifndef PERCH_BOUNCE_H
 #define PERCH_BOUNCE_H
 
-#include "host.h"
+#include "../core/host.h"
 
 #define BOUNCE_DISABLE_EVENTS (1u << 0)   /* set the upcall mask */
 #define BOUNCE_ERROR_CODE     (1u << 1)   /* push error_code too */

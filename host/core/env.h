@@ -1,7 +1,9 @@
 /*
  * What lies outside the Host's C code: the Switcher's gates, the Launcher's
- * doorbell, the alias of guest memory. host/env/env.c provides them inside the
- * VM; tests/unit/host_env.c stands in for them in the unit tests.
+ * doorbell, the alias of guest memory, the local APIC. host/env/ provides
+ * them inside the VM; tests/unit/host_env.c stands in for them in the unit
+ * tests. The seam lives here, with the rooms that call it: env/ sits above
+ * them all, and none includes from it.
  */
 #ifndef PERCH_HOST_ENV_H
 #define PERCH_HOST_ENV_H
@@ -25,6 +27,15 @@ void env_switcher_probe(uint64_t gate);
 
 /* Tell the Launcher there is console output, without an exit (ioeventfd). */
 void env_ring_doorbell(void);
+
+/* The guest sent on back-end line `line`'s port (or the Host connected
+ * one): tell the Launcher. */
+void env_notify_backend(unsigned line);
+
+/* Halt the vCPU until an interrupt has been handled: the timer interrupt
+ * calls time_timer_fired(), a back end's interrupt evtchn_raise(), before
+ * this returns. It may return early; callers re-check and call it again. */
+void env_idle(void);
 
 /*
  * Leave the Host for the frame in regs (host/env/entry.S); none returns.
@@ -79,6 +90,14 @@ void env_wake_clear(void);
 void env_send_ipi(unsigned cpu, unsigned vector);
 bool env_timer_due(void);
 void env_timer_nudge(uint64_t delay_ns);
+
+/* Interrupt, and call time_timer_fired(), once system time reaches
+ * `deadline_ns` (at once if it already has). Replaces any earlier arming. */
+void env_timer_arm(uint64_t deadline_ns);
+void env_timer_cancel(void);
+
+/* The vCPU's TSC, as the guest's rdtsc reads it. */
+uint64_t env_rdtsc(void);
 
 /* Fill perch's slots into a guest L4 (kernel view: Switcher, Host, M2P
  * and alias; user view: Switcher and the syscall trampoline only). */
