@@ -563,6 +563,19 @@ struct perch_shared {
         struct perch_cpuid_seen cpuids_seen[PERCH_CPUIDS_SEEN];
     } stats;
 
+    /* The same counts by vCPU, and what only one vCPU's view shows: each
+     * vCPU writes its own, without the Host lock (--stats prints them
+     * when there are several). */
+    struct perch_vcpu_stats {
+        uint64_t hypercalls;           /* made on this vCPU */
+        uint64_t visits;               /* ring-0 visits */
+        uint64_t cpl3_events;          /* events that reached the Host at CPL3 */
+        uint64_t user_syscalls;        /* guest-user system calls */
+        uint64_t syscalls_redirected;  /* of its `syscall`s, those made by #UD */
+        uint64_t lock_waits;           /* entries that found the Host lock held */
+        uint64_t lock_wait_cycles;     /* TSC cycles spent waiting for it */
+    } vcpu_stats[PERCH_MAX_VCPUS];
+
     /* Back-end lines (PERCH_LINE_*): bit N is line N. Each word changes
      * by atomic or / exchange only; the Launcher trusts none of it. */
     struct {

@@ -7,6 +7,7 @@
 
 #include "env.h"
 #include "host.h"
+#include "stats.h"
 #include "where.h"
 #include "../../lib/fmt.h"
 
@@ -19,7 +20,7 @@ void launcher_request(enum perch_request reason, uint64_t arg0)
 {
     perch_shared.request.reason = reason;
     perch_shared.request.arg[0] = arg0;
-    perch_shared.stats.visits[PERCH_VISIT_SERVICE_EXIT]++;
+    count_visit_of(PERCH_VISIT_SERVICE_EXIT);
     env_call_launcher();
     perch_shared.request.reason = PERCH_REQ_NONE;
 }

@@ -1,4 +1,5 @@
 /* The way back to the guest, and the choice between the Switcher's exits. */
+#include "../core/stats.h"
 #include "guest_resume.h"
 
 #include "bounce.h"
@@ -53,7 +54,7 @@ static void note_entry_gs(void)
 static _Noreturn void resume_loading(struct cpu_regs *regs, uint64_t cr3)
 {
     tlb_flushed();
-    perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3]++;
+    count_visit_of(PERCH_VISIT_SERVICE_CR3);
     host_leave(true);
     switcher_resume_cr3(regs, cr3);
 }
@@ -88,7 +89,7 @@ _Noreturn void guest_resume(struct cpu_regs *regs)
         resume_loading(regs, current->kernel_cr3);
     }
     if (restore_if || (optimizations_off & PERCH_OPT_NATIVE_RETURN)) {
-        perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
+        count_visit_of(PERCH_VISIT_SERVICE_RESUME);
         host_leave(true);
         switcher_resume(regs);
     }
@@ -108,11 +109,11 @@ _Noreturn void host_resume_interrupted(struct cpu_regs *regs)
 {
     if ((current->pending & PENDING_TLB_FLUSH) && !host_holds_lock_below()) {
         tlb_flushed();
-        perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3]++;
+        count_visit_of(PERCH_VISIT_SERVICE_CR3);
         env_flush_tlb(current->kernel_cr3);
     }
     current->interrupts_off = false;
-    perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
+    count_visit_of(PERCH_VISIT_SERVICE_RESUME);
     host_leave(false);
     switcher_resume(regs);
 }

@@ -4,6 +4,7 @@
  * the whole call runs at native speed.
  */
 #include "../core/env.h"
+#include "../core/stats.h"
 #include "../events/evtchn.h"
 #include "../core/host.h"
 #include "../core/host_lock.h"
@@ -48,7 +49,7 @@ static const hypercall_fn hypercall_table[XEN_NR_HYPERCALLS] = {
 static void flush_now(void)
 {
     tlb_flushed();
-    perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3]++;
+    count_visit_of(PERCH_VISIT_SERVICE_CR3);
     env_flush_tlb(current->kernel_cr3);
 }
 
@@ -59,10 +60,12 @@ long hypercall_dispatch(uint64_t nr, const uint64_t args[5])
 
     if (nr >= XEN_NR_HYPERCALLS) {
         perch_shared.stats.hypercalls_unknown++;
+        vcpu_stats()->hypercalls++;
         return -XEN_ENOSYS;
     }
     /* tour multicall.2: the table by number, counted; a multicall entry comes back here */
     perch_shared.stats.hypercalls[nr]++;
+    vcpu_stats()->hypercalls++;
     fn = hypercall_table[nr];
     rc = fn ? fn(args[0], args[1], args[2], args[3], args[4]) : -XEN_ENOSYS;
     if ((optimizations_off & PERCH_OPT_LAZY_FLUSH) && (current->pending & PENDING_TLB_FLUSH))

@@ -9,6 +9,7 @@
  * and error code named. A fault at a Host or Switcher address is perch's
  * own bug and says so.
  */
+#include "../core/stats.h"
 #include "../events/backend.h"
 #include "bounce.h"
 #include "../cpu/emulate.h"
@@ -56,8 +57,7 @@ static bool has_error_code(uint64_t v)
 static void count_visit(uint64_t vector)
 {
     perch_shared.stats.vectors[vector & 255]++;
-    perch_shared.stats.visits[vector < 32 ? PERCH_VISIT_EXCEPTION
-                                          : PERCH_VISIT_INTERRUPT]++;
+    count_visit_of(vector < 32 ? PERCH_VISIT_EXCEPTION : PERCH_VISIT_INTERRUPT);
 }
 
 /* The guest had no handler: say where, with the top of its stack, which
@@ -239,6 +239,7 @@ static void check_not_perch(struct cpu_regs *regs)
 
     if (v == 6 && (regs->cs & 3) && env_syscall_entry_offset(regs->rip) == SYSCALL_ENTRY_UNSURE) {
         perch_shared.stats.syscalls_redirected++;
+        vcpu_stats()->syscalls_redirected++;
         syscall_from_exception(regs);
     }
 
@@ -280,6 +281,7 @@ void host_trap_cpl3(struct cpu_regs *regs)
     host_enter();
     /* tour fault.9: guest_event as before; a #PF's address from its instruction (fault_address.c) */
     perch_shared.stats.cpl3_vectors[regs->vector & 255]++;
+    vcpu_stats()->cpl3_events++;
     check_not_perch(regs);
     guest_event(regs, !current->in_kernel, FAULT_ADDRESS_CR2);
 }
@@ -295,6 +297,7 @@ void host_interrupt_cpl3(struct cpu_regs *regs)
 {
     host_enter();
     perch_shared.stats.cpl3_vectors[regs->vector & 255]++;
+    vcpu_stats()->cpl3_events++;
     if ((regs->cs & 3) == 0)
         host_fatal("an interrupt (vector %lu) came through a DPL3 gate while "
                    "ring 0 ran at rip %lx with interrupts on", regs->vector,
@@ -310,6 +313,7 @@ void host_interrupt_cpl3(struct cpu_regs *regs)
  * and r11), DF cleared as the PV ABI says. */
 _Noreturn void user_syscall(struct cpu_regs *regs)
 {
+    vcpu_stats()->user_syscalls++;
     /* tour syscall.5: Xen's frame on the kernel stack, the kernel's syscall callback next */
     regs->rip = regs->rcx;
     regs->rflags = regs->r11;
@@ -338,7 +342,7 @@ void host_trap_user(struct cpu_regs *regs)
     if (regs->vector >= 32)
         guest_resume_needs_interrupts_on();
     if (regs->vector == 3 && env_syscall_entry_offset(regs->rip - 1) == 0) {
-        perch_shared.stats.visits[PERCH_VISIT_USER_SYSCALL]++;
+        count_visit_of(PERCH_VISIT_USER_SYSCALL);
         user_syscall(regs);
     }
     count_visit(regs->vector);

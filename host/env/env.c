@@ -1,6 +1,7 @@
 /* The Host's environment inside the VM (see host/core/env.h). */
 #include "../core/env.h"
 #include "../core/host.h"
+#include "../core/stats.h"
 #include "../core/vcpu.h"
 
 uint8_t *env_alias_base(void)
@@ -55,7 +56,7 @@ static uint64_t read_cr2(void)
 {
     uint64_t cr2;
 
-    perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR2]++;
+    count_visit_of(PERCH_VISIT_SERVICE_CR2);
     __asm__ volatile("call switcher_gate_read_cr2" : "=a"(cr2) :: "memory");
     return cr2;
 }
@@ -114,6 +115,6 @@ void env_notify_backend(unsigned line)
 /* Sleep in ring 0 until an interrupt; host/entry/trap.c resumes us. */
 void env_idle(void)
 {
-    perch_shared.stats.visits[PERCH_VISIT_SERVICE_HALT]++;
+    count_visit_of(PERCH_VISIT_SERVICE_HALT);
     __asm__ volatile("call switcher_gate_halt" ::: "memory");
 }

@@ -5,6 +5,7 @@
  */
 #include "../core/env.h"
 #include "../core/host.h"
+#include "../core/stats.h"
 
 static const uint64_t probe_gates[PERCH_PROBES] = {
     [PERCH_PROBE_IRETQ] = SW_GATE_PROBE_IRETQ,
@@ -21,11 +22,11 @@ long do_perch_op(uint64_t cmd, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a
     case PERCH_OP_switcher_probe:
         if (a2 >= PERCH_PROBES)
             return -XEN_EINVAL;
-        perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
+        count_visit_of(PERCH_VISIT_SERVICE_RESUME);
         env_switcher_probe(probe_gates[a2]);
         return 0;
     case PERCH_OP_switcher_roundtrip:
-        perch_shared.stats.visits[PERCH_VISIT_SERVICE_RESUME]++;
+        count_visit_of(PERCH_VISIT_SERVICE_RESUME);
         env_switcher_roundtrip();
         return 0;
     case PERCH_OP_launcher_roundtrip:

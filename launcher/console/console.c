@@ -172,7 +172,15 @@ static int take_keys(struct console *c, const uint8_t *bytes, size_t n)
  * is not empty). It hears it again whenever it has taken the last one and
  * a while has passed: a pipe stays at its end for every reader, so a
  * program that took the first (cat, say) leaves the next to the shell.
+ * Only once the guest has written to hvc0: a guest with no console there
+ * to read it is not interrupted again and again to be told.
  */
+static bool end_of_input_due(struct console *c)
+{
+    return c->input_ended && !c->input_len && c->cfg.hvc_page &&
+           c->hvc.out_cons && !hvc_ring_input_queued(&c->hvc);
+}
+
 static void say_end_of_input(struct console *c)
 {
     static const uint8_t newline_and_end[] = { '\n', CTRL_D };
@@ -193,8 +201,6 @@ static int read_input(struct console *c)
     if (n <= 0) {
         c->input_open = false;   /* end of input, or it went away */
         c->input_ended = !c->cfg.keys;
-        if (c->input_ended)
-            say_end_of_input(c);
         return 0;
     }
     return take_keys(c, buf, n);
@@ -283,8 +289,7 @@ static int serve(struct console *c, const struct pollfd fds[NR_FDS],
         return -1;
     if (nfds > FD_INPUT && fds[FD_INPUT].revents && read_input(c))
         return -1;
-    if (timed_out && c->input_ended && !c->input_len &&
-        c->cfg.hvc_page && !hvc_ring_input_queued(&c->hvc))
+    if (timed_out && end_of_input_due(c))
         say_end_of_input(c);
     moved = push_input(c);
     if (moved < 0)

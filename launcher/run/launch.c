@@ -638,7 +638,7 @@ int launch_with(const struct options *o, const struct launch_io *io,
     terminal_restore();
     status = exit_status(&p.console, status);
     if (o->stats)
-        stats_print(stderr, l.hole.shared, &p.run.stats);
+        stats_print(stderr, l.hole.shared, &p.run.stats, l.nr_cpus);
     say_with_symbols(&l, &chosen, &p.run.where, stopped, e);
     if (o->stats_cpu)
         stats_print_cpu(stderr, l.hole.shared);

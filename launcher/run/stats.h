@@ -25,8 +25,9 @@ void stats_snapshot(const struct perch_shared *shared,
 /* Name of Switcher visit reason v (< PERCH_VISIT_COUNT). */
 const char *stats_visit_name(unsigned v);
 
+/* The counts of a run of nr_vcpus vCPUs (each one's too, when several). */
 void stats_print(FILE *out, const struct perch_shared *shared,
-                 const struct run_stats *run);
+                 const struct run_stats *run, unsigned nr_vcpus);
 
 /* --stats-cpu: the MSRs and CPUID leaves the guest kernel asked for, and
  * perch's last answers. */

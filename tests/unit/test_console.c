@@ -431,16 +431,40 @@ static void ctrl_a_x_works_when_guest_reads_nothing(void)
     CHECK(console_stop(&con) == 0);
 }
 
-/* The end of stdin ends only input. */
+/* The end of a pipe on stdin ends only input: once the guest has written
+ * to hvc0, it hears a newline (its last line had none) and Ctrl-D, and
+ * Ctrl-D again once it has taken that one; output goes on. Before, it
+ * hears nothing more. */
 static void end_of_input_keeps_output(void)
 {
     CHECK(start(true, false) == 0);
     typed("q", 1);
     close_fd(&in_wr);
     CHECK(WAIT_FOR(LOAD(page->in_prod) == 1));
-    sleep_ms(20);
+    sleep_ms(400);
+    CHECK(LOAD(page->in_prod) == 1);   /* no console written yet */
     hvc_write("still here\n");
     CHECK(collect(11));
+    __atomic_store_n(&page->in_cons, 1, __ATOMIC_RELEASE);
+    CHECK(WAIT_FOR(LOAD(page->in_prod) == 3));
+    CHECK(page->in[0] == 'q' && page->in[1] == '\n' && page->in[2] == 0x04);
+    sleep_ms(400);
+    CHECK(LOAD(page->in_prod) == 3);   /* not again before the guest takes it */
+    __atomic_store_n(&page->in_cons, 3, __ATOMIC_RELEASE);
+    CHECK(WAIT_FOR(LOAD(page->in_prod) == 4));
+    CHECK(page->in[3] == 0x04);
+    CHECK(console_stop(&con) == 0);
+}
+
+/* A terminal that goes away is no end of the user's input: no Ctrl-D. */
+static void terminal_gone_says_nothing(void)
+{
+    CHECK(start(true, true) == 0);
+    typed("q", 1);
+    close_fd(&in_wr);
+    CHECK(WAIT_FOR(LOAD(page->in_prod) == 1));
+    sleep_ms(400);
+    CHECK(LOAD(page->in_prod) == 1);
     CHECK(console_stop(&con) == 0);
 }
 
@@ -477,6 +501,7 @@ int main(void)
     RUN(piped_ctrl_a_is_data);
     RUN(ctrl_a_x_works_when_guest_reads_nothing);
     RUN(end_of_input_keeps_output);
+    RUN(terminal_gone_says_nothing);
     RUN(no_hvc_page);
     teardown();
     return check_exit_status();
