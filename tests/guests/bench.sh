@@ -9,7 +9,9 @@
 # PATH without QEMU (a note, the other columns); then, if QEMU is
 # installed, one benchmark and the disk and net groups with --qemu
 # (virtio-blk and virtio-net, their modules in the initramfs), whose table
-# has the TCG column. No figure is judged: only that it came.
+# has the TCG column; and, if linux.uml is installed, two micro-benchmarks,
+# diskrand (on UML's ubd0) and netrr (not run under UML: "-") with --uml,
+# whose table has the UML column. No figure is judged: only that it came.
 . tests/lib.sh
 
 # No qemu-system-x86_64 in this PATH; gnuplot, if installed, for bench.svg.
@@ -138,6 +140,37 @@ assert d["netrr"]["tcg"]["median"] > 0 and d["netrr"]["unit"] == "trips/s"' "$TM
     fi
 else
     echo "SKIP bench/qemu: no qemu-system-x86_64 (apt-get install qemu-system-x86)"
+fi
+
+# Under UML: its column and guest/UML, UML's boot, ubd0 for the disk, no
+# net; one CPU said once beside the guest's two vCPUs (~15 s).
+if command -v linux.uml >/dev/null; then
+    timeout 300 "$PERCH" bench --quick --uml --cpus 2 --out "$TMP/uml" syscall pipe diskrand netrr \
+        >"$TMP/uml.out" 2>"$TMP/uml.err" </dev/null
+    status=$?
+    expect_status uml 0
+    row syscall "^syscall +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num +$num\$" uml
+    row pipe "^pipe +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num +$num\$" uml
+    row boot "^boot +- +$ms +$ms +- +${num}x +- +- +- +-\$" uml
+    row diskrand "^diskrand +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num +$num\$" uml
+    row netrr "^netrr +$ns +$ns +- +${num}x +- +$num +$num +$num +$num\$" uml
+    if grep -Eq '^benchmark +native +guest +UML +guest/nat +guest/UML ' "$TMP/uml.out" &&
+       [ "$(grep -c '^note: UML has no SMP: it ran on one CPU, the guest on 2 vCPUs$' "$TMP/uml.out")" -eq 1 ] &&
+       grep -q '^cpus: guest 2 vCPUs, UML 1 CPU;' "$TMP/uml.out" &&
+       python3 -c '
+import csv, json, sys
+d = {b["name"]: b for b in json.load(open(sys.argv[1] + "/bench.json"))["benchmarks"]}
+assert d["syscall"]["uml"]["median"] > 0 and d["pipe"]["uml"]["median"] > 0
+assert d["boot"]["uml"]["median"] > 0 and d["syscall"]["guest_uml_ratio"] > 0
+assert d["diskrand"]["uml"]["median"] > 0 and d["netrr"]["uml"] is None
+rows = {r["benchmark"]: r for r in csv.DictReader(open(sys.argv[1] + "/bench.csv"))}
+assert float(rows["syscall"]["uml_median"]) > 0 and rows["netrr"]["uml_median"] == ""' "$TMP/uml"; then
+        pass uml/uml_column
+    else
+        fail uml/uml_column "$(head -c 900 "$TMP/uml.out")"
+    fi
+else
+    echo "SKIP bench/uml: no linux.uml (apt-get install user-mode-linux)"
 fi
 
 # Bad requests: one 'perch: ' line, a non-zero status, before any run.
