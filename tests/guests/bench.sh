@@ -114,18 +114,32 @@ else
     fail bench/svg_has_every_row "stderr: $(head -c 300 "$TMP/bench.err")"
 fi
 
+# beside NAME VALUE RUN: RUN's row for NAME has three figures (native,
+# guest and another machine's), guest/native and guest/other, the counts.
+beside() {
+    row "$1" "^$1 +$2 +$2 +$2 +${num}x +${num}x +$num +$num +$num +$num\$" "$3"
+}
+# machine RUN ARGS...: perch bench --quick ARGS (another machine's column
+# among them) into $TMP/RUN.out and $TMP/RUN/; its status, and its boot
+# row, with that machine's boot beside the guest's.
+machine() {
+    local run=$1
+    shift
+    timeout 300 "$PERCH" bench --quick --out "$TMP/$run" "$@" \
+        >"$TMP/$run.out" 2>"$TMP/$run.err" </dev/null
+    status=$?
+    expect_status "$run" 0
+    row boot "^boot +- +$ms +$ms +- +${num}x +- +- +- +-\$" "$run"
+}
+
 # Under QEMU TCG too: three time columns, guest/TCG, and TCG's boot.
 if command -v qemu-system-x86_64 >/dev/null; then
-    timeout 300 "$PERCH" bench --quick --qemu --out "$TMP/qemu" syscall disk net \
-        >"$TMP/qemu.out" 2>"$TMP/qemu.err" </dev/null
-    status=$?
-    expect_status qemu 0
-    row syscall "^syscall +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num +$num\$" qemu
-    row boot "^boot +- +$ms +$ms +- +${num}x +- +- +- +-\$" qemu
-    row diskseqread "^diskseqread +$mbs +$mbs +$mbs +${num}x +${num}x +$num +$num +$num +$num\$" qemu
-    row diskrand "^diskrand +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num +$num\$" qemu
-    row netrx "^netrx +$mbs +$mbs +$mbs +${num}x +${num}x +$num +$num +$num +$num\$" qemu
-    row netrr "^netrr +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num +$num\$" qemu
+    machine qemu --qemu syscall disk net
+    beside syscall "$ns" qemu
+    beside diskseqread "$mbs" qemu
+    beside diskrand "$ns" qemu
+    beside netrx "$mbs" qemu
+    beside netrr "$ns" qemu
     if grep -Eq '^benchmark +native +guest +TCG +guest/nat +guest/TCG ' "$TMP/qemu.out" &&
        python3 -c '
 import json, sys
@@ -145,14 +159,10 @@ fi
 # Under UML: its column and guest/UML, UML's boot, ubd0 for the disk, no
 # net; one CPU said once beside the guest's two vCPUs (~15 s).
 if command -v linux.uml >/dev/null; then
-    timeout 300 "$PERCH" bench --quick --uml --cpus 2 --out "$TMP/uml" syscall pipe diskrand netrr \
-        >"$TMP/uml.out" 2>"$TMP/uml.err" </dev/null
-    status=$?
-    expect_status uml 0
-    row syscall "^syscall +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num +$num\$" uml
-    row pipe "^pipe +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num +$num\$" uml
-    row boot "^boot +- +$ms +$ms +- +${num}x +- +- +- +-\$" uml
-    row diskrand "^diskrand +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num +$num\$" uml
+    machine uml --uml --cpus 2 syscall pipe diskrand netrr
+    beside syscall "$ns" uml
+    beside pipe "$ns" uml
+    beside diskrand "$ns" uml
     row netrr "^netrr +$ns +$ns +- +${num}x +- +$num +$num +$num +$num\$" uml
     if grep -Eq '^benchmark +native +guest +UML +guest/nat +guest/UML ' "$TMP/uml.out" &&
        [ "$(grep -c '^note: UML has no SMP: it ran on one CPU, the guest on 2 vCPUs$' "$TMP/uml.out")" -eq 1 ] &&

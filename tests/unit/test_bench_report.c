@@ -161,31 +161,37 @@ static void table_has_the_uml_column(void)
                       "vCPUs\n") == 1);
 }
 
+/* With TCG, then with --vs: the header's fields, a row's, bench.json's. */
 static void files_have_uml_fields(void)
 {
+    static const struct {
+        unsigned vs_cpus;
+        bool qemu;
+        const char *csv_header, *csv_row, *json_top, *json_row;
+    } cases[] = {
+        { 0, true, ",tcg_median,tcg_min,tcg_max,guest_tcg_ratio,uml_median,"
+                   "uml_min,uml_max,guest_uml_ratio,group,unit,cpus\n",
+          ",100.0,90.0,110.0,1.0000,50.0,45.0,55.0,2.0000,micro,ns,1\n",
+          "\"qemu\": true, \"uml\": true,",
+          "\"uml\": {\"median\": 50.0, \"min\": 45.0, \"max\": 55.0}, "
+          "\"guest_uml_ratio\": 2.0000}" },
+        { 4, false, ",vs_default_ratio,uml_median,uml_min,uml_max,"
+                    "guest_uml_ratio,vs_uml_ratio,group,unit,cpus,vs_cpus\n",
+          ",50.0,45.0,55.0,2.0000,2.0000,micro,ns,1,4\n",
+          "\"qemu\": false, \"uml\": true,",
+          "\"guest_uml_ratio\": 2.0000, \"vs_uml_ratio\": 2.0000}" },
+    };
     struct error e = { "" };
-    const char *out;
 
-    start(1, 0, true);
-    with_uml();
-    CHECK(bench_write_files(&set, &e) == 0);
-    out = slurp("bench.csv");
-    CHECK_CONTAINS(out, ",tcg_median,tcg_min,tcg_max,guest_tcg_ratio,uml_median,"
-                   "uml_min,uml_max,guest_uml_ratio,group,unit,cpus\n");
-    CHECK_CONTAINS(out, ",100.0,90.0,110.0,1.0000,50.0,45.0,55.0,2.0000,micro,ns,1\n");
-    out = slurp("bench.json");
-    CHECK_CONTAINS(out, "\"qemu\": true, \"uml\": true,");
-    CHECK_CONTAINS(out, "\"uml\": {\"median\": 50.0, \"min\": 45.0, \"max\": 55.0}, "
-                   "\"guest_uml_ratio\": 2.0000}");
-    start(1, 4, false);
-    with_uml();
-    CHECK(bench_write_files(&set, &e) == 0);
-    out = slurp("bench.csv");
-    CHECK_CONTAINS(out, ",vs_default_ratio,uml_median,uml_min,uml_max,"
-                   "guest_uml_ratio,vs_uml_ratio,group,unit,cpus,vs_cpus\n");
-    out = slurp("bench.json");
-    CHECK_CONTAINS(out, "\"qemu\": false, \"uml\": true,");
-    CHECK_CONTAINS(out, "\"guest_uml_ratio\": 2.0000, \"vs_uml_ratio\": 2.0000}");
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        start(1, cases[i].vs_cpus, cases[i].qemu);
+        with_uml();
+        CHECK(bench_write_files(&set, &e) == 0);
+        CHECK_CONTAINS(slurp("bench.csv"), cases[i].csv_header);
+        CHECK_CONTAINS(text, cases[i].csv_row);
+        CHECK_CONTAINS(slurp("bench.json"), cases[i].json_top);
+        CHECK_CONTAINS(text, cases[i].json_row);
+    }
 }
 
 int main(void)

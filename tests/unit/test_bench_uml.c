@@ -11,15 +11,6 @@
 
 #include "../../launcher/bench/bench.h"
 
-static int count(char *const *argv, const char *word)
-{
-    int n = 0;
-
-    for (int i = 0; argv[i]; i++)
-        n += !strcmp(argv[i], word);
-    return n;
-}
-
 /* The word in argv that starts with prefix, or NULL. */
 static const char *starting(char *const *argv, const char *prefix)
 {
@@ -42,14 +33,14 @@ static void args_memory_initrd_consoles(void)
     o.cpus = 4;   /* UML's one CPU whatever the guest's */
     CHECK(bench_uml_args(&u, &set, &o, "/t/initrd-uml.cpio", "/dev/shm", &e) == 0);
     CHECK(!strcmp(u.argv[0], BENCH_UML));
-    CHECK(count(u.argv, "mem=512M") == 1);
-    CHECK(count(u.argv, "initrd=/t/initrd-uml.cpio") == 1);
-    CHECK(count(u.argv, "con=null") == 1 && count(u.argv, "ssl=null") == 1);
-    CHECK(count(u.argv, "con0=null,fd:1") == 1);
+    CHECK(check_count_word(u.argv, "mem=512M") == 1);
+    CHECK(check_count_word(u.argv, "initrd=/t/initrd-uml.cpio") == 1);
+    CHECK(check_count_word(u.argv, "con=null") == 1 && check_count_word(u.argv, "ssl=null") == 1);
+    CHECK(check_count_word(u.argv, "con0=null,fd:1") == 1);
     /* con0 after con=, which would otherwise make it null too */
     for (int i = 0; u.argv[i]; i++)
         if (!strcmp(u.argv[i], "con=null"))
-            CHECK(count(u.argv + i, "con0=null,fd:1") == 1);
+            CHECK(check_count_word(u.argv + i, "con0=null,fd:1") == 1);
     CHECK(!starting(u.argv, "ubd"));
     CHECK(!starting(u.argv, "eth"));
     CHECK(!strcmp(u.env[0], "TMPDIR=/dev/shm") && !u.env[1]);
@@ -64,7 +55,7 @@ static void args_disk_is_ubd0(void)
     o.mem_mib = 256;
     CHECK(bench_uml_args(&u, &set, &o, "i", "/tmp/perch-bench-x", &e) == 0);
     CHECK(!strcmp(starting(u.argv, "ubd"), "ubd0=out/perch-bench-disk.img"));
-    CHECK(count(u.argv, "mem=256M") == 1);
+    CHECK(check_count_word(u.argv, "mem=256M") == 1);
     CHECK(!strcmp(u.env[0], "TMPDIR=/tmp/perch-bench-x"));
     /* The longest path fits. */
     memset(set.disk_image, 'x', PATH_MAX - 1);
