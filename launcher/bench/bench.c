@@ -348,6 +348,18 @@ static void check_machine(bool *wanted, const char *program,
     *wanted = false;
 }
 
+/* UML does not run the net group: with nothing else chosen, no UML run
+ * (and no column of dashes). */
+static void check_uml_has_work(struct bench_set *set)
+{
+    if (!set->use_uml || bench_any_chosen(set, BENCH_MICRO) ||
+        bench_any_chosen(set, BENCH_WORK) || bench_any_chosen(set, BENCH_DISK))
+        return;
+    fprintf(stderr, "perch bench: note: the net group does not run under "
+                    "UML: no UML column\n");
+    set->use_uml = false;
+}
+
 /* Everything that can be wrong with the request, checked before any run. */
 static int prepare(int argc, char **argv, struct bench_set *set,
                    struct bench_dir *d, struct error *e)
@@ -374,6 +386,7 @@ static int prepare(int argc, char **argv, struct bench_set *set,
         return STATUS_ERROR;
     check_machine(&set->qemu, BENCH_QEMU, "qemu-system-x86", "TCG");
     check_machine(&set->use_uml, BENCH_UML, BENCH_UML_PACKAGE, "UML");
+    check_uml_has_work(set);
     return 0;
 }
 

@@ -316,7 +316,7 @@ static void net_note(FILE *out, const struct bench_set *set)
             BENCH_NET_GUEST_PORT, set->qemu ? "; TCG = the same through QEMU's "
             "-netdev user (libslirp too) and a virtio-net card" : "",
             set->use_uml ? "; UML: not run (UML has no user-mode network "
-            "with a forwarded port of its own)" : "");
+            "of its own to forward the port through)" : "");
 }
 
 static const char *vcpus(unsigned n)

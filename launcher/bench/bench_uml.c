@@ -6,8 +6,9 @@
  * whatever --cpus says. Its devices are its own, not Xen's or virtio's,
  * so the initramfs carries no modules. For the disk group, the same image
  * as ubd0 (the guest's /dev/ubda), which UML reads and writes through the
- * host's page cache; the net group is not run (UML's only user-mode
- * network is an external slirp with no forwarded port to give it).
+ * host's page cache; the net group is not run (UML has no user-mode
+ * network of its own: its slirp and VDE transports drive an outside
+ * program, so there is no port to forward to perchbench's listener).
  *
  * The console: con0 is UML's stdout (con0=null,fd:1: nothing read, so no
  * terminal is touched) and every other console null, so the guest's

@@ -90,6 +90,22 @@ for name in no_uml no_uml_no_qemu; do
     fi
     expect_nothing_running $name
 done
+# --uml with only the net group, which UML does not run: a note, no UML
+# column (linux.uml a stand-in, never run: the bad --vs stops it first).
+mkdir "$TMP/uml_path"
+printf '#!/bin/sh\nexit 1\n' >"$TMP/uml_path/linux.uml"
+chmod +x "$TMP/uml_path/linux.uml"
+timeout 60 env PATH="$TMP/uml_path" "$PERCH" bench --quick --uml --out "$TMP/out" \
+    --vs "--no-such-option" net >"$TMP/uml_net.out" 2>"$TMP/uml_net.err" </dev/null
+status=$?
+expect_status uml_net 2
+if [ "$(grep -c '^perch bench: note: the net group does not run under UML: no UML column$' \
+        "$TMP/uml_net.err")" -eq 1 ] &&
+   [ "$(grep -vc '^perch: bad --vs' "$TMP/uml_net.err")" -eq 1 ]; then
+    pass uml_net/one_note_line
+else
+    fail uml_net/one_note_line "stderr was: $(head -c 400 "$TMP/uml_net.err")"
+fi
 if grep -q '^perch bench: note: no qemu-system-x86_64' "$TMP/no_uml_no_qemu.err" &&
    ! grep -q 'qemu' "$TMP/no_uml.err"; then
     pass no_uml_no_qemu/both_notes
