@@ -66,6 +66,8 @@ if [ "$mode" = test ]; then
     # not needed, hence --no-install-recommends below.
     command -v qemu-system-x86_64 >/dev/null 2>&1 ||
         group "tests/guests/bench.sh compares perch with QEMU TCG: perch bench --qemu" qemu-system-x86
+    command -v linux.uml >/dev/null 2>&1 ||
+        group "tests/guests/bench.sh compares perch with User-Mode Linux: perch bench --uml" user-mode-linux
     # libFuzzer and the sanitizers' runtimes are in libclang-rt-dev, only
     # a Recommends of clang.
     packages "libFuzzer, for make test's fuzz smoke pass: tests/fuzz/smoke.sh" \

@@ -1,12 +1,12 @@
 /*
- * `perch bench`: run perchbench natively, in the guest and under TCG.
- * The order: check the command line, write the embedded binary into a
- * temporary folder, ask it for its benchmark names (so names are checked
- * against the binary that will run), check DIR, busybox (for the work
- * group), the disk image (for the disk group), a port (for the net group)
- * and QEMU, run it natively,
- * then the guest runs (default, vs, default, vs, ... when --vs), then
- * QEMU's run, then the report.
+ * `perch bench`: run perchbench natively, in the guest, under TCG and
+ * under UML. The order: check the command line, write the embedded binary
+ * into a temporary folder, ask it for its benchmark names (so names are
+ * checked against the binary that will run), check DIR, busybox (for the
+ * work group), the disk image (for the disk group), a port (for the net
+ * group), QEMU and UML, run it natively, then the guest runs (default, vs,
+ * default, vs, ... when --vs), then QEMU's run, then UML's, then the
+ * report.
  */
 #include "bench.h"
 
@@ -156,10 +156,13 @@ static int split_vs(struct guest_config *g, const char *vs, int *argc,
     return 0;
 }
 
-/* device: the image's name in the guest (BENCH_DISK_PERCH, _QEMU). */
+/* device: the image's name in the guest (BENCH_DISK_PERCH, _QEMU, _UML);
+ * with_net: the guest runs the net group, if chosen (not under UML). */
 static int guest_config(struct guest_config *g, struct bench_set *set,
-                        const char *vs, const char *device, struct error *e)
+                        const char *vs, const char *device, bool with_net,
+                        struct error *e)
 {
+    bool net = with_net && set->net_port;
     struct error inner;
     int argc = 0;
 
@@ -169,7 +172,7 @@ static int guest_config(struct guest_config *g, struct bench_set *set,
         g->argv[argc++] = "--disk";
         g->argv[argc++] = set->disk_image;
     }
-    if (set->net_port) {
+    if (net) {
         snprintf(g->net, sizeof(g->net), "user,hostfwd=tcp::%u-:%u",
                  set->net_port, BENCH_NET_GUEST_PORT);
         g->argv[argc++] = "--net";
@@ -191,13 +194,13 @@ static int guest_config(struct guest_config *g, struct bench_set *set,
         g->argv[argc++] = "--disk";
         g->argv[argc++] = (char *)device;
     }
-    if (set->net_port) {
+    if (net) {
         snprintf(g->listen, sizeof(g->listen), "0.0.0.0:%u", BENCH_NET_GUEST_PORT);
         g->argv[argc++] = "--net-listen";
         g->argv[argc++] = g->listen;
     }
     for (int i = 0; i < set->n; i++)
-        if (set->chosen[i])
+        if (set->chosen[i] && (with_net || set->group[i] != BENCH_NET))
             g->argv[argc++] = set->names[i];
     g->argv[argc] = NULL;
     if (cli_parse(argc, g->argv, &g->o, &inner))
@@ -230,7 +233,7 @@ static int guest_run_once(struct bench_set *set, const struct bench_dir *d,
     status = launch_with(&g->o, &io, &inner);
     bench_capture_end(&c);
     if (!status)
-        missing = bench_missing(set, c.res, true);
+        missing = bench_missing(set, c.res, true, true);
     if (bench_net_peer_end(peer, !status && !missing, &peer_e) && !status &&
         !missing)
         return fail(e, "%s: %s", what, peer_e.msg);
@@ -334,14 +337,27 @@ static int check_out_dir(const char *dir, struct error *e)
     return 0;
 }
 
-/* --qemu without QEMU: the other columns still come. */
-static void check_qemu(struct bench_set *set)
+/* --qemu without QEMU, --uml without UML: the other columns still come. */
+static void check_machine(bool *wanted, const char *program,
+                          const char *package, const char *column)
 {
-    if (!set->qemu || file_in_path(BENCH_QEMU))
+    if (!*wanted || file_in_path(program))
         return;
     fprintf(stderr, "perch bench: note: no %s in PATH (apt-get install "
-                    "qemu-system-x86): no TCG column\n", BENCH_QEMU);
-    set->qemu = false;
+                    "%s): no %s column\n", program, package, column);
+    *wanted = false;
+}
+
+/* UML does not run the net group: with nothing else chosen, no UML run
+ * (and no column of dashes). */
+static void check_uml_has_work(struct bench_set *set)
+{
+    if (!set->use_uml || bench_any_chosen(set, BENCH_MICRO) ||
+        bench_any_chosen(set, BENCH_WORK) || bench_any_chosen(set, BENCH_DISK))
+        return;
+    fprintf(stderr, "perch bench: note: the net group does not run under "
+                    "UML: no UML column\n");
+    set->use_uml = false;
 }
 
 /* Everything that can be wrong with the request, checked before any run. */
@@ -358,6 +374,7 @@ static int prepare(int argc, char **argv, struct bench_set *set,
     set->base.label = "default";
     set->other.label = set->vs ? set->vs : "";
     set->tcg.label = "TCG";
+    set->uml.label = "UML";
     if (bench_dir_create(d, e) || read_names(d->exe, set, e))
         return STATUS_ERROR;
     if (choose(set, names, nnames, e))
@@ -367,17 +384,21 @@ static int prepare(int argc, char **argv, struct bench_set *set,
         (bench_any_chosen(set, BENCH_DISK) && bench_disk_create(set, e)) ||
         (bench_any_chosen(set, BENCH_NET) && bench_net_pick_port(set, e)))
         return STATUS_ERROR;
-    check_qemu(set);
+    check_machine(&set->qemu, BENCH_QEMU, "qemu-system-x86", "TCG");
+    check_machine(&set->use_uml, BENCH_UML, BENCH_UML_PACKAGE, "UML");
+    check_uml_has_work(set);
     return 0;
 }
 
-/* native, the guest runs, TCG: the slowest last. */
+/* native, the guest runs, TCG, UML: the emulators last. */
 static int run_sides(struct bench_set *set, const struct bench_dir *d,
                      struct guest_config *base, struct guest_config *other,
-                     struct guest_config *tcg, struct error *e)
+                     struct guest_config *tcg, struct guest_config *uml,
+                     struct error *e)
 {
     int rc = native_side(d, set, e) || guest_sides(set, d, base, other, e) ||
-             (set->qemu && bench_qemu_run(set, d, &tcg->o, e));
+             (set->qemu && bench_qemu_run(set, d, &tcg->o, e)) ||
+             (set->use_uml && bench_uml_run(set, d, &uml->o, e));
 
     bench_progress_done();
     return rc ? -1 : 0;
@@ -386,24 +407,27 @@ static int run_sides(struct bench_set *set, const struct bench_dir *d,
 static int run_all(struct bench_set *set, const struct bench_dir *d,
                    struct error *e)
 {
-    static struct guest_config base, other, tcg;
+    static struct guest_config base, other, tcg, uml;
 
-    if (guest_config(&base, set, NULL, BENCH_DISK_PERCH, e) ||
-        guest_config(&tcg, set, NULL, BENCH_DISK_QEMU, e))
+    if (guest_config(&base, set, NULL, BENCH_DISK_PERCH, true, e) ||
+        guest_config(&tcg, set, NULL, BENCH_DISK_QEMU, true, e) ||
+        guest_config(&uml, set, NULL, BENCH_DISK_UML, false, e))
         return STATUS_ERROR;
-    if (set->vs && guest_config(&other, set, set->vs, BENCH_DISK_PERCH, e))
+    if (set->vs && guest_config(&other, set, set->vs, BENCH_DISK_PERCH, true, e))
         return STATUS_USAGE;
     set->native.cpus = 1;
     set->base.cpus = base.o.cpus;
     set->other.cpus = other.o.cpus;
     set->tcg.cpus = tcg.o.cpus;
+    set->uml.cpus = 1;   /* UML has no SMP */
     cli_note_cpus(set->vs && other.o.cpus > base.o.cpus ? &other.o : &base.o);
-    if (run_sides(set, d, &base, &other, &tcg, e))
+    if (run_sides(set, d, &base, &other, &tcg, &uml, e))
         return STATUS_ERROR;
     bench_summarize(&set->native, set->n);
     bench_summarize(&set->base, set->n);
     bench_summarize(&set->other, set->n);
     bench_summarize(&set->tcg, set->n);
+    bench_summarize(&set->uml, set->n);
     bench_print_table(stdout, set);
     fflush(stdout);
     return bench_write_files(set, e) ? STATUS_ERROR : 0;

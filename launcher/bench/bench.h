@@ -1,19 +1,22 @@
 /*
- * `perch bench [--quick] [--qemu] [--cpus N] [--vs "OPTIONS"] [--out DIR]
- * [BENCH...]`: the benchmarks of bench/perchbench.c, the very binary
- * embedded in perch, run natively (pinned to one CPU), inside the default
- * guest (on N vCPUs with --cpus N), with perch's counters bracketed per
- * benchmark by the guest's marks (osc_filter.h), and with --qemu in the
- * same kernel and initramfs under QEMU TCG (-smp N); then one table, bench.csv and bench.json (and
- * bench.svg with gnuplot) in DIR. The disk group runs on a scratch image
- * in DIR: natively a file, in perch the guest's xvda, under QEMU its vda.
- * The net group talks TCP with a peer process on the host: natively over
- * loopback, in perch and QEMU through a port forwarded to the guest.
+ * `perch bench [--quick] [--qemu] [--uml] [--cpus N] [--vs "OPTIONS"]
+ * [--out DIR] [BENCH...]`: the benchmarks of bench/perchbench.c, the very
+ * binary embedded in perch, run natively (pinned to one CPU), inside the
+ * default guest (on N vCPUs with --cpus N), with perch's counters
+ * bracketed per benchmark by the guest's marks (osc_filter.h), with --qemu
+ * in the same kernel and initramfs under QEMU TCG (-smp N), and with --uml
+ * in the same initramfs under User-Mode Linux (one CPU); then one table,
+ * bench.csv and bench.json (and bench.svg with gnuplot) in DIR. The disk
+ * group runs on a scratch image in DIR: natively a file, in perch the
+ * guest's xvda, under QEMU its vda, under UML its ubda. The net group
+ * talks TCP with a peer process on the host: natively over loopback, in
+ * perch and QEMU through a port forwarded to the guest (not under UML).
  *
  * bench.c runs the sides, bench_parse.c reads their output, bench_dir.c
  * makes their files, bench_disk.c the disk group's image, bench_net.c the
- * net group's port and peer, bench_qemu.c runs QEMU, bench_report.c prints
- * and writes the results.
+ * net group's port and peer, bench_machine.c a run on another machine
+ * than perch, which bench_qemu.c makes QEMU's and bench_uml.c UML's,
+ * bench_report.c prints and writes the results.
  */
 #ifndef PERCH_BENCH_H
 #define PERCH_BENCH_H
@@ -25,6 +28,8 @@
 
 #include "../run/cli.h"
 #include "../base/error.h"
+#include "../base/program.h"
+#include "../boot/default_guest.h"
 #include "../console/osc_filter.h"
 #include "../run/stats.h"
 
@@ -63,7 +68,8 @@ struct bench_summary {
     double visit[PERCH_VISIT_COUNT];
 };
 
-/* One configuration: native, perch's defaults, the --vs options, TCG. */
+/* One configuration: native, perch's defaults, the --vs options, TCG,
+ * UML. */
 struct bench_side {
     const char *label;
     unsigned cpus;                 /* its vCPUs (native: 1, pinned) */
@@ -75,10 +81,12 @@ struct bench_side {
 struct bench_set {
     bool quick;
     bool qemu;                     /* --qemu, and QEMU is installed */
+    bool use_uml;                  /* --uml, and linux.uml is installed */
     const char *vs;                /* NULL: no second guest column */
     const char *out_dir;
     unsigned cpus;                 /* --cpus N: the guest's and TCG's vCPUs
-                                    * (--vs may set the vs column's own) */
+                                    * (--vs may set the vs column's own;
+                                    * UML has one) */
     int rounds;                    /* guest runs per side */
     int n;                         /* benchmarks, in perchbench's order */
     char names[BENCH_MAX][BENCH_NAME_MAX + 1];
@@ -90,7 +98,7 @@ struct bench_set {
     char disk_image[PATH_MAX];     /* the disk group's; "": none chosen */
     char disk_fs[32];              /* its file system's name, for the table */
     unsigned net_port;             /* the net group's on 127.0.0.1; 0: none */
-    struct bench_side native, base, other, tcg;
+    struct bench_side native, base, other, tcg, uml;
 };
 
 /* The subcommand: args are the words after "bench". Returns perch's exit
@@ -154,9 +162,11 @@ int bench_find(const struct bench_set *set, const char *name);
 bool bench_any_chosen(const struct bench_set *set, enum bench_group g);
 
 /* The first chosen benchmark whose line (and, when counted, both marks)
- * res lacks, or NULL. */
+ * res lacks, or NULL; the net group's only when with_net (a side that
+ * does not run it: UML). */
 const char *bench_missing(const struct bench_set *set,
-                          const struct bench_result *res, bool counted);
+                          const struct bench_result *res, bool counted,
+                          bool with_net);
 
 /* Progress on stderr: in place on a terminal, lines otherwise. */
 void bench_progress(const char *what, const char *detail);
@@ -186,9 +196,11 @@ void bench_dir_remove(struct bench_dir *d);
 /* Sparse, in DIR, beside bench.csv: perchbench uses its first 256 MiB. */
 #define BENCH_DISK_MIB     272
 #define BENCH_DISK_NAME    "perch-bench-disk.img"
-/* The guest's names for it: perch's blkfront, QEMU's virtio-blk. */
+/* The guest's names for it: perch's blkfront, QEMU's virtio-blk, UML's
+ * ubd0. */
 #define BENCH_DISK_PERCH   "/dev/xvda"
 #define BENCH_DISK_QEMU    "/dev/vda"
+#define BENCH_DISK_UML     "/dev/ubda"
 
 /* Make the image in set->out_dir, name its file system, and prove it takes
  * O_DIRECT, before any run. */
@@ -209,6 +221,31 @@ int bench_net_peer_start(const struct bench_set *set, const struct bench_dir *d,
 /* After the run: if it went well (ok), the peer must have ended well too;
  * else, or if it lingers, it is killed. Returns 0, or -1 with e saying why. */
 int bench_net_peer_end(pid_t pid, bool ok, struct error *e);
+
+/* ---- bench_machine.c: a run on another machine than perch ----------- */
+
+/* How a machine (QEMU, UML) runs the guest: one run, its console's raw
+ * bytes on its stdout, read as a serial console. */
+struct bench_machine {
+    const char *what;              /* "TCG run": its progress and errors */
+    struct bench_side *side;       /* its results' column */
+    char *const *argv;             /* the machine's command line */
+    struct program_watch *watch;   /* NULL: run plainly (program_run) */
+    bool with_net;                 /* it runs the net group (a peer) */
+};
+
+/* perch's initramfs for o's command, with these modules (NULL: none), as
+ * the file name in d; its path into path. */
+int bench_machine_initrd(const struct bench_dir *d, const char *name,
+                         const struct options *o,
+                         const struct default_guest_module_set *modules,
+                         char *path, struct error *e);
+
+/* One run of m, with a fresh disk image and the net group's peer if
+ * chosen, into m->side; e names m->what, the machine's status (or its
+ * quiet limit) and its last console line if it fails. */
+int bench_machine_run(struct bench_set *set, const struct bench_dir *d,
+                      const struct bench_machine *m, struct error *e);
 
 /* ---- bench_qemu.c: the TCG side -------------------------------------- */
 
@@ -241,6 +278,35 @@ int bench_qemu_args(struct bench_qemu_args *q, const struct bench_set *set,
  * Debian's cloud kernel with perch's initramfs, into set->tcg. */
 int bench_qemu_run(struct bench_set *set, const struct bench_dir *d,
                    const struct options *o, struct error *e);
+
+/* ---- bench_uml.c: the UML side ------------------------------------------ */
+
+/* Debian's user-mode-linux: Linux built as a host program. */
+#define BENCH_UML "linux.uml"
+#define BENCH_UML_PACKAGE "user-mode-linux"
+/* The longest UML may print nothing before it is taken for hung: longer
+ * than any one benchmark, whose marks and line are output. */
+#define BENCH_UML_QUIET_S 300
+
+/* UML's command line for one run of the guest o describes (its memory;
+ * one CPU), booting initrd, with set's disk image as ubd0 if any, and its
+ * environment: TMPDIR (where UML keeps the guest's memory file) tmpdir.
+ * The words live in u. Returns 0, or -1 if the image's path has what
+ * ubd0= would split it at (',' or ':'). */
+struct bench_uml_args {
+    char *argv[16];
+    char *env[2];
+    char mem[32];
+    char initrd[PATH_MAX + 16], ubd[PATH_MAX + 16], tmpdir[PATH_MAX + 16];
+};
+int bench_uml_args(struct bench_uml_args *u, const struct bench_set *set,
+                   const struct options *o, const char *initrd,
+                   const char *tmpdir, struct error *e);
+
+/* One UML run of the guest o describes (its memory and command; not the
+ * net group), with perch's initramfs without modules, into set->uml. */
+int bench_uml_run(struct bench_set *set, const struct bench_dir *d,
+                  const struct options *o, struct error *e);
 
 /* ---- bench_report.c ---------------------------------------------------- */
 

@@ -49,6 +49,10 @@ int bench_parse_args(int argc, char **argv, struct bench_set *set,
             set->quick = true;
         } else if (!strcmp(a, "--qemu")) {
             set->qemu = true;
+        } else if (!strcmp(a, "--uml")) {
+            if (set->use_uml)
+                return fail(e, "--uml given twice");
+            set->use_uml = true;
         } else if (!strcmp(a, "--vs") || !strcmp(a, "--out")) {
             if (i + 1 >= argc)
                 return fail(e, "%s needs a value", a);
@@ -129,10 +133,12 @@ bool bench_any_chosen(const struct bench_set *set, enum bench_group g)
 }
 
 const char *bench_missing(const struct bench_set *set,
-                          const struct bench_result *res, bool counted)
+                          const struct bench_result *res, bool counted,
+                          bool with_net)
 {
     for (int i = 0; i < set->n; i++)
-        if (set->chosen[i] && (!res[i].have || (counted && !res[i].counted)))
+        if (set->chosen[i] && (with_net || set->group[i] != BENCH_NET) &&
+            (!res[i].have || (counted && !res[i].counted)))
             return set->names[i];
     return NULL;
 }

@@ -11,52 +11,9 @@
  * cloud kernel builds as modules. */
 #include "bench.h"
 
-#include "../base/program.h"
-
 #include <string.h>
-#include <sys/wait.h>
 
 #include "../boot/default_guest.h"
-#include "../base/file.h"
-#include "../run/launch.h"
-
-static int write_initrd(const struct bench_dir *d, const struct options *o,
-                        const struct default_guest_module_set *modules,
-                        char *path, struct error *e)
-{
-    struct file_data cpio;
-    int rc;
-
-    if (launch_initramfs(o, modules, &cpio, e))
-        return -1;
-    rc = bench_dir_file(d, "initrd.cpio", cpio.bytes, cpio.size, path, e);
-    file_release(&cpio);
-    return rc;
-}
-
-/* QEMU's own status, then the guest's (/init reports perchbench's), then
- * every chosen benchmark's line. */
-static int check_run(struct bench_set *set, const struct bench_serial *s,
-                     int status, struct error *e)
-{
-    const char *last = s->capture->last, *missing;
-
-    if (!WIFEXITED(status) || WEXITSTATUS(status))
-        return fail(e, "TCG run: %s failed (%s %d): %s", BENCH_QEMU,
-                    WIFEXITED(status) ? "status" : "signal",
-                    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-                    last);
-    if (s->said.exit_status != 0)
-        return fail(e, "TCG run: the guest's perchbench %s (last line: %s)",
-                    s->said.exit_status < 0 ? "reported no exit status"
-                                       : "failed", last);
-    missing = bench_missing(set, s->capture->res, false);
-    if (missing)
-        return fail(e, "TCG run: no result for %s (last line: %s)", missing,
-                    last);
-    set->tcg.runs = 1;
-    return 0;
-}
 
 int bench_qemu_drive(const char *image, char *out, size_t size,
                      struct error *e)
@@ -130,30 +87,15 @@ int bench_qemu_run(struct bench_set *set, const struct bench_dir *d,
 {
     static struct default_guest g;   /* large: four paths */
     static struct bench_qemu_args q; /* large: the drive's path */
-    bool disk = set->disk_image[0], net = set->net_port;
+    bool devices = set->disk_image[0] || set->net_port;
+    struct bench_machine m = { "TCG run", &set->tcg, q.argv, NULL, true };
     char initrd[PATH_MAX];
-    struct bench_capture c;
-    struct bench_serial s;
-    struct error peer_e;
-    int status, rc;
-    pid_t peer;
 
     if (default_guest_open(&g, e) || default_guest_kernel(&g, e) ||
-        write_initrd(d, o, disk || net ? &default_guest_virtio_modules : NULL,
-                     initrd, e) ||
-        bench_qemu_args(&q, set, o, g.kernel, initrd, e) ||
-        (disk && bench_disk_fresh(set, e)))
+        bench_machine_initrd(d, "initrd-tcg.cpio", o,
+                             devices ? &default_guest_virtio_modules : NULL,
+                             initrd, e) ||
+        bench_qemu_args(&q, set, o, g.kernel, initrd, e))
         return -1;
-    bench_capture_start(&c, set, set->tcg.r[0], "TCG run");
-    bench_serial_start(&s, &c);
-    bench_progress(c.progress, "booting");
-    if (bench_net_peer_start(set, d, &peer, e))
-        return -1;
-    rc = program_run(q.argv, bench_serial_bytes, &s, &status, e);
-    bench_serial_end(&s);
-    if (!rc)
-        rc = check_run(set, &s, status, e);
-    if (bench_net_peer_end(peer, !rc, &peer_e) && !rc)
-        return fail(e, "TCG run: %s", peer_e.msg);
-    return rc;
+    return bench_machine_run(set, d, &m, e);
 }

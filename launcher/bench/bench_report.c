@@ -1,12 +1,12 @@
 /*
  * `perch bench`'s results: the median across rounds, the table on stdout,
  * DIR/bench.csv, DIR/bench.json and, when gnuplot is installed,
- * DIR/bench.svg (guest/native and TCG/native ratios as bars).
+ * DIR/bench.svg (guest/native, TCG/native and UML/native ratios as bars).
  *
  * Most benchmarks give a time (lower is better), the disk group a rate
  * (higher is better). A ratio is always of the figures as given, a/b: for
  * a rate guest/native is the share of the host's throughput the guest
- * gets, and guest/TCG above 1 is ahead of TCG. The table says so above
+ * gets, and guest/TCG above 1 is ahead of TCG (guest/UML of UML). The table says so above
  * those rows, and bench.csv and bench.json carry each row's unit. Each
  * side's vCPUs (--cpus N) are a line of the table, bench.csv's cpus (and
  * vs_cpus) column and bench.json's cpus (and vs_cpus) field.
@@ -107,6 +107,32 @@ void bench_summarize(struct bench_side *side, int n)
     summarize_one(side, BENCH_BOOT);
 }
 
+/* ---- the other machines' columns ----------------------------------------- */
+
+/* A machine other than perch (QEMU TCG, UML) is a column, after the
+ * guest's, and the guest's ratios to it; each is named and placed the
+ * same way in the table, bench.csv, bench.json and bench.svg. */
+struct machine_column {
+    const struct bench_side *side;
+    const char *title;             /* the table's: "TCG" */
+    const char *key;               /* bench.csv's and bench.json's: "tcg" */
+    const char *plot;              /* bench.svg's: "QEMU TCG" */
+};
+#define MACHINES_MAX 2
+
+/* Those asked for, in their order. Returns how many. */
+static int machine_columns(const struct bench_set *set,
+                           struct machine_column m[MACHINES_MAX])
+{
+    int n = 0;
+
+    if (set->qemu)
+        m[n++] = (struct machine_column){ &set->tcg, "TCG", "tcg", "QEMU TCG" };
+    if (set->use_uml)
+        m[n++] = (struct machine_column){ &set->uml, "UML", "uml", "UML" };
+    return n;
+}
+
 /* ---- the table ----------------------------------------------------------- */
 
 #define NS_PER_MS 1e6
@@ -183,44 +209,55 @@ static void row(FILE *out, const struct bench_set *set, int k,
                 const char *name)
 {
     const struct bench_summary *n = &set->native.s[k], *g = &set->base.s[k],
-                               *v = &set->other.s[k], *t = &set->tcg.s[k];
+                               *v = &set->other.s[k];
     struct shown as = shown_as(set, k);
     /* a time ratio may be 200x, a rate's is mostly a fraction */
     int digits = k != BENCH_BOOT && set->rate[k] ? 2 : 1;
+    struct machine_column m[MACHINES_MAX];
+    int machines = machine_columns(set, m);
 
     fprintf(out, "%-12s", name);
     cell_value(out, n, as);
     cell_value(out, g, as);
     if (set->vs)
         cell_value(out, v, as);
-    if (set->qemu)
-        cell_value(out, t, as);
+    for (int i = 0; i < machines; i++)
+        cell_value(out, &m[i].side->s[k], as);
     cell_ratio(out, ratio(g, n), digits);
     if (set->vs)
         cell_ratio(out, ratio(v, g), 2);
-    if (set->qemu)
-        cell_ratio(out, ratio(g, t), 2);
-    if (set->vs && set->qemu)
-        cell_ratio(out, ratio(v, t), 2);
+    for (int i = 0; i < machines; i++) {
+        cell_ratio(out, ratio(g, &m[i].side->s[k]), 2);
+        if (set->vs)
+            cell_ratio(out, ratio(v, &m[i].side->s[k]), 2);
+    }
     cells_counts(out, set, g, v);
     fputc('\n', out);
 }
 
 static void header(FILE *out, const struct bench_set *set)
 {
+    struct machine_column m[MACHINES_MAX];
+    int machines = machine_columns(set, m);
+    char title[32];
+
     fprintf(out, "%-12s %-30s %-30s", "benchmark", "native",
             set->vs ? "guest default" : "guest");
     if (set->vs)
         fprintf(out, " %-30s", "guest vs");
-    if (set->qemu)
-        fprintf(out, " %-30s", "TCG");
+    for (int i = 0; i < machines; i++)
+        fprintf(out, " %-30s", m[i].title);
     fprintf(out, " %10s", set->vs ? "def/native" : "guest/nat");
     if (set->vs)
         fprintf(out, " %10s", "vs/def");
-    if (set->qemu)
-        fprintf(out, " %10s", set->vs ? "def/TCG" : "guest/TCG");
-    if (set->vs && set->qemu)
-        fprintf(out, " %10s", "vs/TCG");
+    for (int i = 0; i < machines; i++) {
+        snprintf(title, sizeof(title), "%s/%s", set->vs ? "def" : "guest",
+                 m[i].title);
+        fprintf(out, " %10s", title);
+        snprintf(title, sizeof(title), "vs/%s", m[i].title);
+        if (set->vs)
+            fprintf(out, " %10s", title);
+    }
     if (set->vs)
         fprintf(out, " %-22s %-18s %-22s %s\n", "visits/op def->vs",
                 "exits/op def->vs", "hypercalls/op def->vs", "trapped/op def->vs");
@@ -241,11 +278,15 @@ static void rows_of(FILE *out, const struct bench_set *set, enum bench_group g)
 static void rates_note(FILE *out, const struct bench_set *set,
                        const char *group, const char *units, const char *per)
 {
+    struct machine_column m[MACHINES_MAX];
+    int machines = machine_columns(set, m);
+
     fprintf(out, "%s: %s, median (min - max) of %s, HIGHER is better: ratios "
-                 "are of throughput (guest/nat 0.50x: half the host's%s); "
-                 "counts per %s\n", group, units,
-            set->quick ? "1 pass" : "3 passes",
-            set->qemu ? "; guest/TCG above 1x: ahead of TCG" : "", per);
+                 "are of throughput (guest/nat 0.50x: half the host's", group,
+            units, set->quick ? "1 pass" : "3 passes");
+    for (int i = 0; i < machines; i++)
+        fprintf(out, "; guest/%s above 1x: ahead of %s", m[i].title, m[i].title);
+    fprintf(out, "); counts per %s\n", per);
 }
 
 /* What the disk rows measure, side by side: not the same road to the disk. */
@@ -256,10 +297,11 @@ static void disk_note(FILE *out, const struct bench_set *set)
                  "file each side); guest = the same file as xvda, perch's "
                  "back end reading and writing it with io_uring WITHOUT "
                  "O_DIRECT (through the host's page cache: the guest's "
-                 "O_DIRECT stops at perch)%s\n", set->disk_image, set->disk_fs,
+                 "O_DIRECT stops at perch)%s%s\n", set->disk_image, set->disk_fs,
             BENCH_DISK_MIB, set->qemu ? "; TCG = the same file as QEMU's "
             "virtio-blk vda, " BENCH_QEMU_DRIVE_CACHE " (the host's page cache "
-            "too)" : "");
+            "too)" : "", set->use_uml ? "; UML = the same file as UML's ubd0, "
+            "ubda (the host's page cache too)" : "");
 }
 
 /* And the net rows: whose TCP stack and which forwarder carry the bytes. */
@@ -270,9 +312,11 @@ static void net_note(FILE *out, const struct bench_set *set)
     fprintf(out, "net: native = TCP over loopback between perchbench and its "
                  "peer, two processes; guest = the guest's TCP through perch's "
                  "--net user (libslirp) to the peer on the host, port %u "
-                 "forwarded to the guest's %u%s\n", set->net_port,
+                 "forwarded to the guest's %u%s%s\n", set->net_port,
             BENCH_NET_GUEST_PORT, set->qemu ? "; TCG = the same through QEMU's "
-            "-netdev user (libslirp too) and a virtio-net card" : "");
+            "-netdev user (libslirp too) and a virtio-net card" : "",
+            set->use_uml ? "; UML: not run (UML has no user-mode network "
+            "of its own to forward the port through)" : "");
 }
 
 static const char *vcpus(unsigned n)
@@ -290,7 +334,23 @@ static void cpus_line(FILE *out, const struct bench_set *set)
         fprintf(out, ", guest vs %u %s", set->other.cpus, vcpus(set->other.cpus));
     if (set->qemu)
         fprintf(out, ", TCG %u %s", set->tcg.cpus, vcpus(set->tcg.cpus));
+    if (set->use_uml)
+        fprintf(out, ", UML %u CPU", set->uml.cpus);
     fprintf(out, "; native: perchbench pinned to one CPU\n");
+}
+
+/* UML's column, and once, if the guest had more vCPUs, that UML had one. */
+static void uml_lines(FILE *out, const struct bench_set *set)
+{
+    unsigned most = set->vs && set->other.cpus > set->base.cpus
+                        ? set->other.cpus : set->base.cpus;
+
+    fprintf(out, "UML = User-Mode Linux, one run: Debian's " BENCH_UML
+                 " (Linux 6.1 as a host program) with the same initramfs "
+                 "(no modules), perchbench and memory, on one CPU\n");
+    if (most > 1)
+        fprintf(out, "note: UML has no SMP: it ran on one CPU, the guest "
+                     "on %u vCPUs\n", most);
 }
 
 void bench_print_table(FILE *out, const struct bench_set *set)
@@ -307,6 +367,8 @@ void bench_print_table(FILE *out, const struct bench_set *set)
     if (set->qemu)
         fprintf(out, "TCG = QEMU TCG, one run: the same kernel, initramfs, "
                      "perchbench, memory and vCPUs\n");
+    if (set->use_uml)
+        uml_lines(out, set);
     cpus_line(out, set);
     header(out, set);
     rows_of(out, set, BENCH_MICRO);
@@ -350,6 +412,9 @@ static void csv_ratio(FILE *f, double r)
 static void csv_row(FILE *f, const struct bench_set *set, int k,
                     const char *name, const char *group, const char *unit)
 {
+    struct machine_column m[MACHINES_MAX];
+    int machines = machine_columns(set, m);
+
     fprintf(f, "%s", name);
     csv_side(f, &set->native.s[k], false);
     csv_side(f, &set->base.s[k], true);
@@ -358,12 +423,12 @@ static void csv_row(FILE *f, const struct bench_set *set, int k,
         csv_side(f, &set->other.s[k], true);
         csv_ratio(f, ratio(&set->other.s[k], &set->base.s[k]));
     }
-    if (set->qemu) {
-        csv_side(f, &set->tcg.s[k], false);
-        csv_ratio(f, ratio(&set->base.s[k], &set->tcg.s[k]));
+    for (int i = 0; i < machines; i++) {
+        csv_side(f, &m[i].side->s[k], false);
+        csv_ratio(f, ratio(&set->base.s[k], &m[i].side->s[k]));
+        if (set->vs)
+            csv_ratio(f, ratio(&set->other.s[k], &m[i].side->s[k]));
     }
-    if (set->vs && set->qemu)
-        csv_ratio(f, ratio(&set->other.s[k], &set->tcg.s[k]));
     fprintf(f, ",%s,%s,%u", group, unit, set->base.cpus);
     if (set->vs)
         fprintf(f, ",%u", set->other.cpus);
@@ -372,16 +437,23 @@ static void csv_row(FILE *f, const struct bench_set *set, int k,
 
 static void write_csv(FILE *f, const struct bench_set *set)
 {
+    struct machine_column m[MACHINES_MAX];
+    int machines = machine_columns(set, m);
+
     fprintf(f, "benchmark,native_median,native_min,native_max,"
                "guest_median,guest_min,guest_max,visits_per_op,"
-               "exits_per_op,hypercalls_per_op,trapped_per_op,guest_native_ratio%s%s%s,group,"
-               "unit,cpus%s\n",
+               "exits_per_op,hypercalls_per_op,trapped_per_op,guest_native_ratio%s",
             set->vs ? ",vs_median,vs_min,vs_max,vs_visits_per_op,"
                       "vs_exits_per_op,vs_hypercalls_per_op,vs_trapped_per_op,vs_default_ratio"
-                    : "",
-            set->qemu ? ",tcg_median,tcg_min,tcg_max,guest_tcg_ratio" : "",
-            set->vs && set->qemu ? ",vs_tcg_ratio" : "",
-            set->vs ? ",vs_cpus" : "");
+                    : "");
+    for (int i = 0; i < machines; i++) {
+        const char *key = m[i].key;
+
+        fprintf(f, ",%s_median,%s_min,%s_max,guest_%s_ratio", key, key, key, key);
+        if (set->vs)
+            fprintf(f, ",vs_%s_ratio", key);
+    }
+    fprintf(f, ",group,unit,cpus%s\n", set->vs ? ",vs_cpus" : "");
     for (int k = 0; k < set->n; k++)
         if (set->chosen[k])
             csv_row(f, set, k, set->names[k], bench_group_names[set->group[k]],
@@ -443,6 +515,9 @@ static void json_bench(FILE *f, const struct bench_set *set, int k,
                        const char *name, const char *group, bool first)
 {
     bool rate = k != BENCH_BOOT && set->rate[k];
+    struct machine_column m[MACHINES_MAX];
+    int machines = machine_columns(set, m);
+    char key[32];
 
     fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
     json_string(f, name);
@@ -458,13 +533,16 @@ static void json_bench(FILE *f, const struct bench_set *set, int k,
         json_ratio(f, "vs_default_ratio",
                    ratio(&set->other.s[k], &set->base.s[k]));
     }
-    if (set->qemu) {
-        json_side(f, "tcg", &set->tcg.s[k], false);
-        json_ratio(f, "guest_tcg_ratio",
-                   ratio(&set->base.s[k], &set->tcg.s[k]));
+    for (int i = 0; i < machines; i++) {
+        const struct bench_summary *x = &m[i].side->s[k];
+
+        json_side(f, m[i].key, x, false);
+        snprintf(key, sizeof(key), "guest_%s_ratio", m[i].key);
+        json_ratio(f, key, ratio(&set->base.s[k], x));
+        snprintf(key, sizeof(key), "vs_%s_ratio", m[i].key);
+        if (set->vs)
+            json_ratio(f, key, ratio(&set->other.s[k], x));
     }
-    if (set->vs && set->qemu)
-        json_ratio(f, "vs_tcg_ratio", ratio(&set->other.s[k], &set->tcg.s[k]));
     fprintf(f, "}");
 }
 
@@ -476,11 +554,12 @@ static void write_json(FILE *f, const struct bench_set *set)
 
     strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     fprintf(f, "{\"tool\": \"perch bench\", \"date\": \"%s\", \"quick\": %s, "
-               "\"rounds\": %d, \"qemu\": %s, \"unit\": \"each benchmark's "
-               "unit: ns per operation (work: per run; boot: to /init), or a "
-               "rate (MB/s, IOPS)\", \"cpus\": %u, \"vs\": ",
+               "\"rounds\": %d, \"qemu\": %s, \"uml\": %s, \"unit\": \"each "
+               "benchmark's unit: ns per operation (work: per run; boot: to "
+               "/init), or a rate (MB/s, IOPS)\", \"cpus\": %u, \"vs\": ",
             date, set->quick ? "true" : "false", set->rounds,
-            set->qemu ? "true" : "false", set->base.cpus);
+            set->qemu ? "true" : "false", set->use_uml ? "true" : "false",
+            set->base.cpus);
     if (set->vs) {
         json_string(f, set->vs);
         fprintf(f, ", \"vs_cpus\": %u", set->other.cpus);
@@ -510,11 +589,13 @@ static double slowdown(const struct bench_set *set, const struct bench_side *sid
                         : ratio(&side->s[k], &set->native.s[k]);
 }
 
-/* Bars of guest/native per benchmark, and vs/native and TCG/native beside
- * them. The data go in a datablock with quoted names: gnuplot ends inline
+/* Bars of guest/native per benchmark, and vs/native, TCG/native and
+ * UML/native beside them. The data go in a datablock with quoted names: gnuplot ends inline
  * data ('-') at any line that starts with 'e', such as "exec 11.7". */
 static int write_svg(const struct bench_set *set, const char *svg)
 {
+    struct machine_column m[MACHINES_MAX];
+    int machines = machine_columns(set, m), column = set->vs ? 4 : 3;
     FILE *g = popen("gnuplot", "w");
 
     if (!g)
@@ -532,16 +613,16 @@ static int write_svg(const struct bench_set *set, const char *svg)
         fprintf(g, "\"%s\" %.4f", set->names[k], slowdown(set, &set->base, k));
         if (set->vs)
             fprintf(g, " %.4f", slowdown(set, &set->other, k));
-        if (set->qemu)
-            fprintf(g, " %.4f", slowdown(set, &set->tcg, k));
+        for (int i = 0; i < machines; i++)
+            fprintf(g, " %.4f", slowdown(set, m[i].side, k));
         fputc('\n', g);
     }
     fprintf(g, "EOD\nplot $data using 2:xtic(1) title 'perch%s'",
             set->vs ? " default" : "");
     if (set->vs)
         fprintf(g, ", $data using 3 title 'perch vs'");
-    if (set->qemu)
-        fprintf(g, ", $data using %d title 'QEMU TCG'", set->vs ? 4 : 3);
+    for (int i = 0; i < machines; i++)
+        fprintf(g, ", $data using %d title '%s'", column++, m[i].plot);
     fprintf(g, "\n");
     return pclose(g) == 0 ? 0 : -1;
 }

@@ -15,8 +15,8 @@ void cli_print_help(void)
 {
     printf(
 "usage: perch run [OPTIONS] [KERNEL] [-- CMD [ARGS...]]\n"
-"       perch bench [--quick] [--qemu] [--cpus N] [--vs \"OPTIONS\"] [--out DIR]\n"
-"                   [BENCH...]\n"
+"       perch bench [--quick] [--qemu] [--uml] [--cpus N] [--vs \"OPTIONS\"]\n"
+"                   [--out DIR] [BENCH...]\n"
 "       perch image debian FILE [--size SIZE] [--force]\n"
 "       perch cpu record [FILE]\n"
 "       perch -h | --help | --version\n"
@@ -145,7 +145,10 @@ void cli_print_help(void)
 "\"OPTIONS\" adds a guest column run with those run options; --qemu adds a\n"
 "column of the same kernel, initramfs and memory under QEMU TCG\n"
 "(qemu-system-x86_64; without it, a note and the other columns) and\n"
-"guest/TCG; --cpus N gives the guest N vCPUs (perch run --cpus N) and\n"
+"guest/TCG; --uml adds a column of the same initramfs and memory under\n"
+"User-Mode Linux on one CPU, not the net group (linux.uml, from the\n"
+"user-mode-linux package; without it, a note and the other columns) and\n"
+"guest/UML; --cpus N gives the guest N vCPUs (perch run --cpus N) and\n"
 "TCG as many (-smp N; natively perchbench stays on one CPU); --quick is a\n"
 "smoke run; writes DIR/bench.csv and bench.json\n"
 "(default DIR build/bench-results). See README.md, \"Benchmarks\".\n"

@@ -1,9 +1,10 @@
 # `perch bench`'s command line, checked before any guest runs (no KVM
 # needed): bad names and options get one 'perch: ...' line and status 2,
-# and --qemu without QEMU in PATH is a one-line note, not an error.
+# and --qemu without QEMU in PATH (--uml without linux.uml) is a one-line
+# note, not an error.
 . tests/cli/helpers.bash
 
-# A PATH with nothing in it: no qemu-system-x86_64 (nor gnuplot).
+# A PATH with nothing in it: no qemu-system-x86_64, linux.uml (nor gnuplot).
 mkdir "$TMP/empty_path"
 
 # bad NAME ARGS...: status 2, one line naming the mistake.
@@ -18,6 +19,8 @@ bad bench_name_after_good "no benchmark called 'gzipp'" --quick syscall gzipp
 bad bench_name_empty "no benchmark called ''" --quick ""
 bad bench_option_unknown "unknown bench option '--qemu=1'" --qemu=1 syscall
 bad bench_out_without_value "--out needs a value" --quick --out
+bad bench_uml_twice "--uml given twice" --quick --uml --uml syscall
+bad bench_uml_equals "unknown bench option '--uml=1'" --uml=1 syscall
 # A bad name is found before QEMU is looked for: no note, only the error.
 bad bench_qemu_bad_name "no benchmark called 'nosuch'" --qemu nosuch
 if ! grep -q 'note' "$TMP/bench_qemu_bad_name.err"; then
@@ -67,6 +70,48 @@ else
     fail no_qemu/one_note_line "stderr was: $(head -c 400 "$TMP/no_qemu.err")"
 fi
 expect_nothing_running no_qemu
+
+# --uml without linux.uml, the same: one note naming the package, then on
+# to the bad --vs (beside --qemu's note when neither is there).
+for name in no_uml no_uml_no_qemu; do
+    timeout 60 env PATH="$TMP/empty_path" "$PERCH" bench --quick --uml \
+        $([ $name = no_uml_no_qemu ] && echo --qemu) --out "$TMP/out" \
+        --vs "--no-such-option" syscall >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null
+    status=$?
+    expect_status $name 2
+    notes=$(grep -c '^perch bench: note: no linux.uml in PATH (apt-get install user-mode-linux): no UML column$' \
+        "$TMP/$name.err")
+    others=$(grep -vc -e '^perch bench: note: no linux.uml in PATH' \
+        -e '^perch bench: note: no qemu-system-x86_64 in PATH' -e '^perch: bad --vs' "$TMP/$name.err")
+    if [ "$notes" -eq 1 ] && [ "$others" -eq 0 ]; then
+        pass $name/one_note_line
+    else
+        fail $name/one_note_line "stderr was: $(head -c 400 "$TMP/$name.err")"
+    fi
+    expect_nothing_running $name
+done
+# --uml with only the net group, which UML does not run: a note, no UML
+# column (linux.uml a stand-in, never run: the bad --vs stops it first).
+mkdir "$TMP/uml_path"
+printf '#!/bin/sh\nexit 1\n' >"$TMP/uml_path/linux.uml"
+chmod +x "$TMP/uml_path/linux.uml"
+timeout 60 env PATH="$TMP/uml_path" "$PERCH" bench --quick --uml --out "$TMP/out" \
+    --vs "--no-such-option" net >"$TMP/uml_net.out" 2>"$TMP/uml_net.err" </dev/null
+status=$?
+expect_status uml_net 2
+if [ "$(grep -c '^perch bench: note: the net group does not run under UML: no UML column$' \
+        "$TMP/uml_net.err")" -eq 1 ] &&
+   [ "$(grep -vc '^perch: bad --vs' "$TMP/uml_net.err")" -eq 1 ]; then
+    pass uml_net/one_note_line
+else
+    fail uml_net/one_note_line "stderr was: $(head -c 400 "$TMP/uml_net.err")"
+fi
+if grep -q '^perch bench: note: no qemu-system-x86_64' "$TMP/no_uml_no_qemu.err" &&
+   ! grep -q 'qemu' "$TMP/no_uml.err"; then
+    pass no_uml_no_qemu/both_notes
+else
+    fail no_uml_no_qemu/both_notes "stderr was: $(head -c 400 "$TMP/no_uml_no_qemu.err")"
+fi
 
 # The disk group's image cannot be made in DIR (a folder in its place):
 # one line, status 1, before any run.

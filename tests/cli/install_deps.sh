@@ -16,7 +16,7 @@ chmod 711 "$TMP"
 : >"$TMP/kvm_root" && chmod 600 "$TMP/kvm_root"
 
 ALL_PKGS="zlib1g-dev liblzma-dev libzstd-dev liblz4-dev liburing-dev libslirp-dev clang libclang-rt-dev gdb python3 e2fsprogs"
-ALL_CMDS="gcc make objcopy qemu-system-x86_64"
+ALL_CMDS="gcc make objcopy qemu-system-x86_64 linux.uml"
 
 # fake_bin DIR: the fakes, steered by the FAKE_* variables below. Each
 # logs its call to $FAKE_LOG.
@@ -154,7 +154,7 @@ expect_quiet quiet_run
 deps quiet_test -- test
 expect_quiet quiet_test
 # What only the tests use is no business of `make run`.
-FAKE_NO_CMDS=qemu-system-x86_64 FAKE_INSTALLED=$(without clang e2fsprogs) \
+FAKE_NO_CMDS="qemu-system-x86_64 linux.uml" FAKE_INSTALLED=$(without clang e2fsprogs) \
     deps run_needs_no_test_tools -- run
 expect_quiet run_needs_no_test_tools
 
@@ -174,16 +174,17 @@ expect_line root_removed out '^deps: installing libslirp-dev \(.*libslirp for --
 expect_installs root_removed libslirp-dev
 
 # One line per group, one apt-get for them all.
-FAKE_NO_CMDS="gcc qemu-system-x86_64" FAKE_INSTALLED=$(without liblz4-dev clang e2fsprogs) \
+FAKE_NO_CMDS="gcc qemu-system-x86_64 linux.uml" FAKE_INSTALLED=$(without liblz4-dev clang e2fsprogs) \
     deps root_groups -- test
 expect_status root_groups 0
-expect_lines root_groups out 5
+expect_lines root_groups out 6
 expect_line root_groups out '^deps: installing build-essential \(gcc, make and binutils'
 expect_line root_groups out '^deps: installing liblz4-dev \(libraries perch links: decompressors'
 expect_line root_groups out '^deps: installing qemu-system-x86 \(.*QEMU TCG'
+expect_line root_groups out '^deps: installing user-mode-linux \(.*User-Mode Linux: perch bench --uml\)$'
 expect_line root_groups out '^deps: installing clang \(libFuzzer'
 expect_line root_groups out '^deps: installing e2fsprogs \(.*ext4'
-expect_installs root_groups build-essential liblz4-dev qemu-system-x86 clang e2fsprogs
+expect_installs root_groups build-essential liblz4-dev qemu-system-x86 user-mode-linux clang e2fsprogs
 expect_calls root_groups '^apt-get install .*--no-install-recommends' 1
 
 # apt's lists do not have it: one update, then the install.

@@ -9,7 +9,9 @@
 # PATH without QEMU (a note, the other columns); then, if QEMU is
 # installed, one benchmark and the disk and net groups with --qemu
 # (virtio-blk and virtio-net, their modules in the initramfs), whose table
-# has the TCG column. No figure is judged: only that it came.
+# has the TCG column; and, if linux.uml is installed, two micro-benchmarks,
+# diskrand (on UML's ubd0) and netrr (not run under UML: "-") with --uml,
+# whose table has the UML column. No figure is judged: only that it came.
 . tests/lib.sh
 
 # No qemu-system-x86_64 in this PATH; gnuplot, if installed, for bench.svg.
@@ -112,18 +114,32 @@ else
     fail bench/svg_has_every_row "stderr: $(head -c 300 "$TMP/bench.err")"
 fi
 
+# beside NAME VALUE RUN: RUN's row for NAME has three figures (native,
+# guest and another machine's), guest/native and guest/other, the counts.
+beside() {
+    row "$1" "^$1 +$2 +$2 +$2 +${num}x +${num}x +$num +$num +$num +$num\$" "$3"
+}
+# machine RUN ARGS...: perch bench --quick ARGS (another machine's column
+# among them) into $TMP/RUN.out and $TMP/RUN/; its status, and its boot
+# row, with that machine's boot beside the guest's.
+machine() {
+    local run=$1
+    shift
+    timeout 300 "$PERCH" bench --quick --out "$TMP/$run" "$@" \
+        >"$TMP/$run.out" 2>"$TMP/$run.err" </dev/null
+    status=$?
+    expect_status "$run" 0
+    row boot "^boot +- +$ms +$ms +- +${num}x +- +- +- +-\$" "$run"
+}
+
 # Under QEMU TCG too: three time columns, guest/TCG, and TCG's boot.
 if command -v qemu-system-x86_64 >/dev/null; then
-    timeout 300 "$PERCH" bench --quick --qemu --out "$TMP/qemu" syscall disk net \
-        >"$TMP/qemu.out" 2>"$TMP/qemu.err" </dev/null
-    status=$?
-    expect_status qemu 0
-    row syscall "^syscall +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num +$num\$" qemu
-    row boot "^boot +- +$ms +$ms +- +${num}x +- +- +- +-\$" qemu
-    row diskseqread "^diskseqread +$mbs +$mbs +$mbs +${num}x +${num}x +$num +$num +$num +$num\$" qemu
-    row diskrand "^diskrand +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num +$num\$" qemu
-    row netrx "^netrx +$mbs +$mbs +$mbs +${num}x +${num}x +$num +$num +$num +$num\$" qemu
-    row netrr "^netrr +$ns +$ns +$ns +${num}x +${num}x +$num +$num +$num +$num\$" qemu
+    machine qemu --qemu syscall disk net
+    beside syscall "$ns" qemu
+    beside diskseqread "$mbs" qemu
+    beside diskrand "$ns" qemu
+    beside netrx "$mbs" qemu
+    beside netrr "$ns" qemu
     if grep -Eq '^benchmark +native +guest +TCG +guest/nat +guest/TCG ' "$TMP/qemu.out" &&
        python3 -c '
 import json, sys
@@ -138,6 +154,33 @@ assert d["netrr"]["tcg"]["median"] > 0 and d["netrr"]["unit"] == "trips/s"' "$TM
     fi
 else
     echo "SKIP bench/qemu: no qemu-system-x86_64 (apt-get install qemu-system-x86)"
+fi
+
+# Under UML: its column and guest/UML, UML's boot, ubd0 for the disk, no
+# net; one CPU said once beside the guest's two vCPUs (~15 s).
+if command -v linux.uml >/dev/null; then
+    machine uml --uml --cpus 2 syscall pipe diskrand netrr
+    beside syscall "$ns" uml
+    beside pipe "$ns" uml
+    beside diskrand "$ns" uml
+    row netrr "^netrr +$ns +$ns +- +${num}x +- +$num +$num +$num +$num\$" uml
+    if grep -Eq '^benchmark +native +guest +UML +guest/nat +guest/UML ' "$TMP/uml.out" &&
+       [ "$(grep -c '^note: UML has no SMP: it ran on one CPU, the guest on 2 vCPUs$' "$TMP/uml.out")" -eq 1 ] &&
+       grep -q '^cpus: guest 2 vCPUs, UML 1 CPU;' "$TMP/uml.out" &&
+       python3 -c '
+import csv, json, sys
+d = {b["name"]: b for b in json.load(open(sys.argv[1] + "/bench.json"))["benchmarks"]}
+assert d["syscall"]["uml"]["median"] > 0 and d["pipe"]["uml"]["median"] > 0
+assert d["boot"]["uml"]["median"] > 0 and d["syscall"]["guest_uml_ratio"] > 0
+assert d["diskrand"]["uml"]["median"] > 0 and d["netrr"]["uml"] is None
+rows = {r["benchmark"]: r for r in csv.DictReader(open(sys.argv[1] + "/bench.csv"))}
+assert float(rows["syscall"]["uml_median"]) > 0 and rows["netrr"]["uml_median"] == ""' "$TMP/uml"; then
+        pass uml/uml_column
+    else
+        fail uml/uml_column "$(head -c 900 "$TMP/uml.out")"
+    fi
+else
+    echo "SKIP bench/uml: no linux.uml (apt-get install user-mode-linux)"
 fi
 
 # Bad requests: one 'perch: ' line, a non-zero status, before any run.

@@ -46,6 +46,16 @@ static const char *check_case_name;
             printf("PASS %s\n", #fn);                                      \
     } while (0)
 
+/* How many of a NULL-ended argv are word: a program's command line. */
+static inline int check_count_word(char *const *argv, const char *word)
+{
+    int n = 0;
+
+    for (int i = 0; argv[i]; i++)
+        n += !strcmp(argv[i], word);
+    return n;
+}
+
 static inline int check_exit_status(void)
 {
     return check_failures ? 1 : 0;

@@ -1,6 +1,6 @@
 /*
  * Unit tests of `perch bench`'s parsing (launcher/bench/bench_parse.c): its
- * own words (--cpus N among them), and perchbench's output: `perchbench
+ * own words (--cpus N and --uml among them), and perchbench's output: `perchbench
  * list`'s lines (groups and units), perchbench's result lines
  * (a disk benchmark's rate among them), the counter marks and /init's boot mark as
  * perch's console hands them over, and QEMU's raw serial output, where the
@@ -143,12 +143,12 @@ static void boot_mark_times_the_boot(void)
 static void missing_names_the_first_gap(void)
 {
     start();
-    CHECK(!strcmp(bench_missing(&set, res, false), "syscall"));
+    CHECK(!strcmp(bench_missing(&set, res, false, true), "syscall"));
     feed("perchbench syscall 1 1 1 samples 1 batch 1 ops 1\n");
-    CHECK(!strcmp(bench_missing(&set, res, false), "gzip"));
+    CHECK(!strcmp(bench_missing(&set, res, false, true), "gzip"));
     feed("perchbench gzip 1 1 1 samples 1 batch 1 ops 1\n");
-    CHECK(bench_missing(&set, res, false) == NULL);   /* pipe: not chosen */
-    CHECK(!strcmp(bench_missing(&set, res, true), "syscall"));
+    CHECK(bench_missing(&set, res, false, true) == NULL);   /* pipe: not chosen */
+    CHECK(!strcmp(bench_missing(&set, res, true, true), "syscall"));
 }
 
 /* ---- `perchbench list` -------------------------------------------------- */
@@ -263,7 +263,7 @@ static void serial_output_is_parsed(void)
     CHECK(res[1].have && res[1].median == 2000000);
     CHECK(!res[0].counted);
     CHECK(res[BENCH_BOOT].have);
-    CHECK(bench_missing(&set, res, false) == NULL);
+    CHECK(bench_missing(&set, res, false, true) == NULL);
     CHECK(!strcmp(cap.last, "[    3.920463] reboot: Power down"));
 }
 
@@ -330,7 +330,7 @@ static struct error err;
 static void args_defaults(void)
 {
     CHECK(ARGS("syscall") == 0);
-    CHECK(set.cpus == 1 && !set.quick && !set.qemu && !set.vs);
+    CHECK(set.cpus == 1 && !set.quick && !set.qemu && !set.use_uml && !set.vs);
     CHECK(!strcmp(set.out_dir, BENCH_DEFAULT_OUT));
     CHECK(nnames == 1 && !strcmp(names[0], "syscall"));
 }
@@ -345,6 +345,32 @@ static void args_cpus(void)
     /* --vs's words are perch run's, not bench's */
     CHECK(ARGS("--vs", "--cpus 2", "syscall") == 0);
     CHECK(set.cpus == 1 && !strcmp(set.vs, "--cpus 2"));
+}
+
+/* UML beside TCG or alone, and with --cpus N (UML's one CPU is the
+ * report's note, not a refusal). */
+static void args_uml(void)
+{
+    CHECK(ARGS("--uml", "syscall") == 0);
+    CHECK(set.use_uml && !set.qemu && nnames == 1);
+    CHECK(ARGS("--quick", "--qemu", "--uml", "--cpus", "2", "micro") == 0);
+    CHECK(set.use_uml && set.qemu && set.quick && set.cpus == 2);
+    CHECK(ARGS("--uml", "--uml", "syscall") == -1);
+    CHECK_CONTAINS(err.msg, "--uml given twice");
+    CHECK(ARGS("--uml=1") == -1);
+    CHECK_CONTAINS(err.msg, "unknown bench option '--uml=1'");
+}
+
+/* A side that does not run the net group (UML) lacks none of it. */
+static void missing_without_net(void)
+{
+    start();
+    set.group[2] = BENCH_NET;
+    set.chosen[2] = true;
+    feed("perchbench syscall 1 1 1 samples 1 batch 1 ops 1\n"
+         "perchbench gzip 1 1 1 samples 1 batch 1 ops 1\n");
+    CHECK(!strcmp(bench_missing(&set, res, false, true), "pipe"));
+    CHECK(bench_missing(&set, res, false, false) == NULL);
 }
 
 static void args_cpus_refused(void)
@@ -370,6 +396,8 @@ int main(void)
     RUN(args_defaults);
     RUN(args_cpus);
     RUN(args_cpus_refused);
+    RUN(args_uml);
+    RUN(missing_without_net);
     RUN(result_line_is_parsed);
     RUN(line_without_ops);
     RUN(line_with_samples_times_batch_too_large);

@@ -58,15 +58,6 @@ static const char *after(char *const *argv, const char *word)
     return NULL;
 }
 
-static int count(char *const *argv, const char *word)
-{
-    int n = 0;
-
-    for (int i = 0; argv[i]; i++)
-        n += !strcmp(argv[i], word);
-    return n;
-}
-
 static struct bench_set set;
 static struct bench_qemu_args q;
 static struct options o;
@@ -81,7 +72,7 @@ static void args_one_vcpu(void)
     CHECK(bench_qemu_args(&q, &set, &o, "/c/vmlinuz", "/t/initrd.cpio", &e) == 0);
     CHECK(!strcmp(q.argv[0], BENCH_QEMU));
     CHECK(!strcmp(after(q.argv, "-accel"), "tcg"));
-    CHECK(!strcmp(after(q.argv, "-smp"), "1") && count(q.argv, "-smp") == 1);
+    CHECK(!strcmp(after(q.argv, "-smp"), "1") && check_count_word(q.argv, "-smp") == 1);
     CHECK(!strcmp(after(q.argv, "-m"), "256"));
     CHECK(!strcmp(after(q.argv, "-kernel"), "/c/vmlinuz"));
     CHECK(!strcmp(after(q.argv, "-initrd"), "/t/initrd.cpio"));
@@ -98,9 +89,9 @@ static void args_vcpus(void)
     o.mem_mib = 1024;
     o.cpus = 4;
     CHECK(bench_qemu_args(&q, &set, &o, "k", "i", &e) == 0);
-    CHECK(!strcmp(after(q.argv, "-smp"), "4") && count(q.argv, "-smp") == 1);
+    CHECK(!strcmp(after(q.argv, "-smp"), "4") && check_count_word(q.argv, "-smp") == 1);
     CHECK(!strcmp(after(q.argv, "-accel"), "tcg,thread=multi"));
-    CHECK(count(q.argv, "-accel") == 1);
+    CHECK(check_count_word(q.argv, "-accel") == 1);
     CHECK(!strcmp(after(q.argv, "-m"), "1024"));
     o.cpus = MAX_CPUS;
     CHECK(bench_qemu_args(&q, &set, &o, "k", "i", &e) == 0);

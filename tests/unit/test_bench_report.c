@@ -2,7 +2,10 @@
  * Unit tests of `perch bench`'s report (launcher/bench/bench_report.c) as
  * far as the vCPUs go: the table says how many each side had, bench.csv
  * has a cpus column (and vs_cpus with --vs) on every row, the boot row's
- * too, and bench.json a cpus field (and vs_cpus, null without --vs).
+ * too, and bench.json a cpus field (and vs_cpus, null without --vs); and
+ * UML's column (--uml): after TCG's in the table, with guest/UML (and
+ * vs/UML) after guest/TCG's, a note when the guest had more vCPUs than
+ * UML's one CPU, uml_* fields in bench.csv and bench.json.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +66,15 @@ static const char *slurp(const char *name)
     return text;
 }
 
+/* UML's column too, its figure half the guest's: guest/UML 2x. */
+static void with_uml(void)
+{
+    set.use_uml = true;
+    set.uml.cpus = 1;
+    set.uml.s[0] = (struct bench_summary){ .have = true, .median = 50,
+                                           .min = 45, .max = 55 };
+}
+
 static const char *table(void)
 {
     FILE *f = fmemopen(text, sizeof(text), "w");
@@ -120,6 +132,68 @@ static void json_has_cpus(void)
     CHECK_CONTAINS(json, "\"cpus\": 1, \"vs\": \"--cpus 4\", \"vs_cpus\": 4,");
 }
 
+static int count(const char *text, const char *word)
+{
+    int n = 0;
+
+    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
+        n++;
+    return n;
+}
+
+static void table_has_the_uml_column(void)
+{
+    start(1, 0, true);
+    with_uml();
+    CHECK_CONTAINS(table(), "\nUML = User-Mode Linux, one run: ");
+    CHECK_CONTAINS(text, "\ncpus: guest 1 vCPU, TCG 1 vCPU, UML 1 CPU; native:");
+    CHECK(!strstr(text, "no SMP"));
+    CHECK(strstr(text, " TCG ") < strstr(text, " UML "));
+    CHECK(strstr(text, "guest/TCG") && strstr(text, "guest/TCG") < strstr(text, "guest/UML"));
+    /* syscall: native, guest, TCG 100, UML 50; guest/nat, guest/TCG, guest/UML */
+    CHECK_CONTAINS(text, "50 (45 - 55)");
+    CHECK_CONTAINS(text, "1.0x      1.00x      2.00x");
+    start(2, 4, false);
+    with_uml();
+    CHECK_CONTAINS(table(), "def/UML     vs/UML");
+    CHECK(!strstr(text, "TCG"));
+    CHECK(count(text, "note: UML has no SMP: it ran on one CPU, the guest on 4 "
+                      "vCPUs\n") == 1);
+}
+
+/* With TCG, then with --vs: the header's fields, a row's, bench.json's. */
+static void files_have_uml_fields(void)
+{
+    static const struct {
+        unsigned vs_cpus;
+        bool qemu;
+        const char *csv_header, *csv_row, *json_top, *json_row;
+    } cases[] = {
+        { 0, true, ",tcg_median,tcg_min,tcg_max,guest_tcg_ratio,uml_median,"
+                   "uml_min,uml_max,guest_uml_ratio,group,unit,cpus\n",
+          ",100.0,90.0,110.0,1.0000,50.0,45.0,55.0,2.0000,micro,ns,1\n",
+          "\"qemu\": true, \"uml\": true,",
+          "\"uml\": {\"median\": 50.0, \"min\": 45.0, \"max\": 55.0}, "
+          "\"guest_uml_ratio\": 2.0000}" },
+        { 4, false, ",vs_default_ratio,uml_median,uml_min,uml_max,"
+                    "guest_uml_ratio,vs_uml_ratio,group,unit,cpus,vs_cpus\n",
+          ",50.0,45.0,55.0,2.0000,2.0000,micro,ns,1,4\n",
+          "\"qemu\": false, \"uml\": true,",
+          "\"guest_uml_ratio\": 2.0000, \"vs_uml_ratio\": 2.0000}" },
+    };
+    struct error e = { "" };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        start(1, cases[i].vs_cpus, cases[i].qemu);
+        with_uml();
+        CHECK(bench_write_files(&set, &e) == 0);
+        CHECK_CONTAINS(slurp("bench.csv"), cases[i].csv_header);
+        CHECK_CONTAINS(text, cases[i].csv_row);
+        CHECK_CONTAINS(slurp("bench.json"), cases[i].json_top);
+        CHECK_CONTAINS(text, cases[i].json_row);
+    }
+}
+
 int main(void)
 {
     char path[sizeof(dir) + 32];
@@ -131,6 +205,8 @@ int main(void)
     RUN(table_names_the_vcpus);
     RUN(csv_has_cpus);
     RUN(json_has_cpus);
+    RUN(table_has_the_uml_column);
+    RUN(files_have_uml_fields);
     for (const char *const *n = (const char *const[]){ "bench.csv", "bench.json",
                                                        "bench.svg", NULL };
          *n; n++) {
