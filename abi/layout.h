@@ -275,7 +275,7 @@
  * --eager-flush) so that their effect is measured side by side.
  */
 #define PERCH_OPT_NATIVE_RETURN (1u << 0)   /* guest-kernel returns by jmp */
-#define PERCH_OPT_LAZY_FLUSH    (1u << 1)   /* one flush per batch (seed 002) */
+#define PERCH_OPT_LAZY_FLUSH    (1u << 1)   /* one flush per batch (lguest's lazy flush) */
 #define PERCH_OPT_CPL3_EVENTS   (1u << 2)   /* DPL3 gates: events to the Host without ring 0 */
 #define PERCH_OPT_FLUSH_ELISION (1u << 3)   /* no flush for changes KVM shows anyway */
 #define PERCH_OPT_FAULT_DECODE  (1u << 4)   /* a CPL3 #PF's address from its instruction */

@@ -16,7 +16,7 @@
 #include "entry.h"
 
 /* Privileged work the Host queues for the next ring-0 visit, which happens
- * anyway or is forced before returning to the guest (seed 002's lazy flush:
+ * anyway or is forced before returning to the guest (lguest's lazy flush:
  * never one visit per item). */
 #define PENDING_TLB_FLUSH  (1u << 0)   /* a CR3 reload, kernel or user */
 

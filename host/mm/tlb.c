@@ -5,8 +5,8 @@
  * So a change from not-present to present, or one that only adds write
  * access or the accessed and dirty bits, is seen at once; any other change
  * of a present entry leaves the TLB stale until a flush. The guest's flush
- * requests cost a ring-0 visit only while something is stale (seed 002's
- * lazy flush, taken one step further). Only changes the Host makes are
+ * requests cost a ring-0 visit only while something is stale (lguest's
+ * lazy-flush patch, taken one step further). Only changes the Host makes are
  * seen here: a guest that writes live tables behind its back breaks Xen's
  * rules and gets what its own TLB holds.
  *

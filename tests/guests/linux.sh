@@ -101,7 +101,7 @@ else
     pass linux/no_isolation_syscalls_skip_ring0
 fi
 
-# Output nobody reads any more ends the run (issue 12's reproducer): perch
+# Output nobody reads any more ends the run (`perch run -- /bin/yes | head`): perch
 # stops with status 1 and one line, instead of feeding `yes` for ever.
 timeout 60 "$PERCH" run -- /bin/yes 2>"$TMP/yes_head.err" </dev/null | head -c 10 >/dev/null
 status=${PIPESTATUS[0]}
