@@ -280,6 +280,7 @@
 #define PERCH_OPT_FLUSH_ELISION (1u << 3)   /* no flush for changes KVM shows anyway */
 #define PERCH_OPT_FAULT_DECODE  (1u << 4)   /* a CPL3 #PF's address from its instruction */
 #define PERCH_OPT_INSN_PATCHING (1u << 5)   /* trapping PTE stores patched into Host calls */
+#define PERCH_OPT_DIRECT_CALLS  (1u << 6)   /* hypercalls and iret as calls, not `syscall` */
 
 /* Pseudo-vector with which the Host marks a hypercall entry (`syscall`). */
 #define PERCH_VECTOR_SYSCALL 256
@@ -395,6 +396,18 @@ enum perch_patch_state {
                                 * instruction while it is rewritten */
     PERCH_PATCH_STATES
 };
+/* Whether the kernel's hypercall and iret became direct calls
+ * (host/cpu/direct_calls.c), or why not. */
+enum perch_direct_state {
+    PERCH_DIRECT_NONE = 0,      /* the kernel named no such functions */
+    PERCH_DIRECT_ACTIVE,        /* patched: both enter the Host by a jmp */
+    PERCH_DIRECT_OFF,           /* --trap-hypercalls */
+    PERCH_DIRECT_GDB,           /* --gdb: the kernel's own bytes, for stepping */
+    PERCH_DIRECT_UNKNOWN_CODE,  /* their bytes are not the ones perch knows,
+                                 * or not where it can patch them */
+    PERCH_DIRECT_STATES
+};
+
 struct perch_patch_site {
     uint64_t rip;
     uint64_t traps;            /* its stores that trapped and were emulated */
@@ -517,6 +530,10 @@ struct perch_shared {
         uint64_t kernel_symbols;
         uint64_t r11_readers[4];
         uint64_t jump_table_start, jump_table_end;
+        /* Where Linux makes its hypercalls and its iret (the kernel's
+         * xen_hypercall_pv and xen_iret), for host/cpu/direct_calls.c;
+         * 0: unknown. Given before the first vCPU runs, or not at all. */
+        uint64_t hypercall_func, iret_func;
     } boot;
 
     struct {
@@ -556,6 +573,9 @@ struct perch_shared {
         uint64_t syscalls_redirected;  /* `syscall`s made by #UD: the entry was unsure */
         uint64_t patched_stores;       /* PTE stores that came through a patch */
         uint64_t patch_sites_unlisted; /* traps at sites past the table's end */
+        uint64_t direct_calls;         /* hypercalls and irets made without a trap */
+        uint32_t direct_state;         /* enum perch_direct_state */
+        uint32_t pad_direct;
         uint32_t nr_patch_sites, pad_patch;
         struct perch_patch_site patch_sites[PERCH_PATCH_SITES];
         uint32_t nr_msrs_seen, nr_cpuids_seen;
@@ -572,6 +592,7 @@ struct perch_shared {
         uint64_t cpl3_events;          /* events that reached the Host at CPL3 */
         uint64_t user_syscalls;        /* guest-user system calls */
         uint64_t syscalls_redirected;  /* of its `syscall`s, those made by #UD */
+        uint64_t direct_calls;         /* hypercalls and irets without a trap */
         uint64_t lock_waits;           /* entries that found the Host lock held */
         uint64_t lock_wait_cycles;     /* TSC cycles spent waiting for it */
     } vcpu_stats[PERCH_MAX_VCPUS];

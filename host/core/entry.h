@@ -22,5 +22,15 @@
 /* Where in its entry the `ud2` of an entry unsure of its vCPU sits. */
 #define SYSCALL_ENTRY_UNSURE  3
 #define NATIVE_TAIL_STRIDE    16
+/* The bytes of the direct entry's first two instructions, which keep rax
+ * and rcx below the guest's rsp. */
+#define DIRECT_ENTRY_STORES   10
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+/* The end of the last vCPU's area: where the direct entry's search for its
+ * vCPU stops (set at boot from the vCPU count). */
+extern uint64_t host_cpus_end;
+#endif
 
 #endif

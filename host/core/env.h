@@ -57,6 +57,13 @@ void env_flush_tlb(uint64_t cr3);
  * how a guest-user `syscall` reaches the Host. */
 long env_syscall_entry_offset(uint64_t rip);
 
+/* The Host's direct entry (host/env/entry.S), which the guest kernel's
+ * patched hypercall and iret jump to (host/cpu/direct_calls.h); and
+ * whether rip is its `ud2`, taken when the entry could not tell which vCPU
+ * it serves. */
+uint64_t env_direct_entry(void);
+bool env_direct_entry_unsure(uint64_t rip);
+
 /* Which vCPU the Host runs on (from where it runs), and the per-vCPU
  * words the entry code needs, set once at the vCPU's start. */
 unsigned env_cpu_id(void);

@@ -74,6 +74,19 @@ uint64_t guest_l1e_maddr(uint64_t va, uint64_t need)
     }
 }
 
+uint64_t guest_frame_maddr(uint64_t va, bool read_only)
+{
+    uint64_t l1e_maddr = guest_l1e_maddr(va, PTE_P), l1e;
+
+    if (l1e_maddr == GUEST_NO_ENTRY)
+        return 0;
+    l1e = guest_read_entry(l1e_maddr);
+    if (!(l1e & PTE_P) || (read_only && (l1e & PTE_RW)) ||
+        !guest_owns_frame((l1e & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT))
+        return 0;
+    return (l1e & PTE_ADDR_MASK) | (va & 0xfff);
+}
+
 /* Machine address of `va` in the current kernel page tables, or ~0. Bit 7
  * of the L1 entry is PAT, just a memory type. */
 static uint64_t translate(uint64_t va, bool write)

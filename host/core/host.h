@@ -63,6 +63,12 @@ _Noreturn void user_syscall(struct cpu_regs *regs);
  * (host/entry/hypercall.c). */
 _Noreturn void syscall_from_exception(struct cpu_regs *regs);
 
+/* The direct entry (host/cpu/direct_calls.h): host_direct_call from
+ * host/env/entry.S; direct_call_from_exception when the entry's `ud2`
+ * brought it, the Host entered already (host/entry/direct_call.c). */
+_Noreturn void host_direct_call(struct cpu_regs *regs);
+_Noreturn void direct_call_from_exception(struct cpu_regs *regs);
+
 /* Run hypercall nr with its five arguments, counting it (also what a
  * multicall entry does). */
 long hypercall_dispatch(uint64_t nr, const uint64_t args[5]);
@@ -91,8 +97,11 @@ long do_physdev_op(uint64_t cmd, uint64_t arg, uint64_t, uint64_t, uint64_t);
 long do_physdev_op_compat(uint64_t arg, uint64_t, uint64_t, uint64_t, uint64_t);
 long do_grant_table_op(uint64_t cmd, uint64_t uop, uint64_t count, uint64_t, uint64_t);
 
-/* iret is no ordinary hypercall: the frame it pops becomes the vCPU's. */
+/* iret is no ordinary hypercall: the frame it pops becomes the vCPU's.
+ * do_iret: the frame at regs->rsp, as the `syscall` road leaves it;
+ * iret_to: a frame the Host has already read (the direct road). */
 _Noreturn void do_iret(struct cpu_regs *regs);
+_Noreturn void iret_to(struct cpu_regs *regs, const struct iret_context *frame);
 
 /* Ask the Launcher to act on perch_shared.request; returns when it resumes
  * the vCPU (for a shutdown or a fatal request it never does). */
@@ -133,6 +142,12 @@ bool guest_handle_okay(uint64_t va, uint64_t bytes);
  */
 #define GUEST_NO_ENTRY (~0ull)
 uint64_t guest_l1e_maddr(uint64_t va, uint64_t need);
+
+/* The machine address of the byte at va if an L1 entry maps it to one of
+ * the guest's own frames (and, with read_only, without write access): for
+ * the rooms that patch the guest kernel's text through the alias; 0 if
+ * not. */
+uint64_t guest_frame_maddr(uint64_t va, bool read_only);
 
 /* The guest page-table entry at machine address maddr, read through the
  * alias in one access: how the walk and host/mm/ read entries. */

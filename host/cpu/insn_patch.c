@@ -149,21 +149,6 @@ static unsigned patch_length(const struct perch_patch_site *s)
     return s->len >= 3 && insn_r11_dead_after(s->rip + s->len) ? 3 : 0;
 }
 
-/* The machine address of rip's byte if its page is a guest frame mapped
- * read-only in the kernel's tables; 0 otherwise (not yet patchable). */
-static uint64_t read_only_text(uint64_t rip)
-{
-    uint64_t l1e_maddr = guest_l1e_maddr(rip, PTE_P), l1e;
-
-    if (l1e_maddr == GUEST_NO_ENTRY)
-        return 0;
-    l1e = guest_read_entry(l1e_maddr);
-    if ((l1e & (PTE_P | PTE_RW)) != PTE_P ||
-        !guest_owns_frame((l1e & PTE_ADDR_MASK) >> XEN_PAGE_SHIFT))
-        return 0;
-    return (l1e & PTE_ADDR_MASK) | (rip & 0xfff);
-}
-
 static void try_patch(struct perch_patch_site *s)
 {
     unsigned patch_len, i = (unsigned)(s - perch_shared.stats.patch_sites);
@@ -174,9 +159,9 @@ static void try_patch(struct perch_patch_site *s)
         s->state = (uint8_t)where;
         return;
     }
-    site_maddr[i] = read_only_text(s->rip);
+    site_maddr[i] = guest_frame_maddr(s->rip, true);
     if (!site_maddr[i])
-        return;                        /* still writable: wait */
+        return;                        /* not yet patchable: wait */
     if (s->len < 5 && __atomic_load_n(&perch_shared.boot.kernel_symbols, __ATOMIC_ACQUIRE) ==
                           PERCH_SYMBOLS_PENDING)
         return;                        /* the r11 scan needs them: wait */

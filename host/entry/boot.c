@@ -7,7 +7,9 @@
  * (host/xen/vcpu_context.c), then enter the guest kernel as it says.
  */
 #include "../events/backend.h"
+#include "../cpu/direct_calls.h"
 #include "../cpu/emulate.h"
+#include "../core/entry.h"
 #include "../core/env.h"
 #include "../events/evtchn.h"
 #include "gdb.h"
@@ -43,16 +45,20 @@ static _Noreturn void secondary_start(struct cpu_regs *regs)
     guest_resume(regs);
 }
 
+uint64_t host_cpus_end;
+
 _Noreturn void host_boot(struct cpu_regs *regs)
 {
     const typeof(perch_shared.boot) *b = &perch_shared.boot;
 
+    this_cpu()->entry_gs = ENTRY_GS_NONE;   /* no direct entry is this vCPU's yet */
     current->id = env_cpu_id();
     env_cpu_init();
     if (b->nr_vcpus < 1 || b->nr_vcpus > PERCH_MAX_VCPUS)
         host_fatal("the Launcher built %lu vCPUs (1 to %u)", b->nr_vcpus,
                    PERCH_MAX_VCPUS);
     host_nr_vcpus = (unsigned)b->nr_vcpus;
+    host_cpus_end = PERCH_CPU_VA(HOST_CPU_VA, (uint64_t)host_nr_vcpus);
     host_enter();
     if (current->id != 0)
         secondary_start(regs);
@@ -75,6 +81,7 @@ _Noreturn void host_boot(struct cpu_regs *regs)
     gdb_enabled = perch_shared.gdb.enabled != 0;
     if (mm_boot())
         host_fatal("the builder's page tables break the PV rules");
+    direct_calls_install(env_direct_entry(), gdb_enabled);
     env_interrupts_init();
     __builtin_memset(regs, 0, sizeof(*regs));
     regs->rip = b->guest_rip;

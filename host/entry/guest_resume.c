@@ -46,8 +46,17 @@ static void deliver_upcall(struct cpu_regs *regs)
  */
 static void note_entry_gs(void)
 {
-    this_cpu()->entry_gs = current->in_kernel || host_nr_vcpus == 1
-                               ? env_read_gs_base() : ENTRY_GS_NONE;
+    uint64_t gs = current->in_kernel || host_nr_vcpus == 1 ? env_read_gs_base() : ENTRY_GS_NONE;
+
+    __atomic_store_n(&this_cpu()->entry_gs, gs, __ATOMIC_SEQ_CST);
+    /* Two vCPUs that claimed one base would share a Host stack: a kernel
+     * that gives one base to two vCPUs gets the #UD road on them instead.
+     * Each stores before it looks, so of two at once one sees the other. */
+    for (unsigned i = 0; gs != ENTRY_GS_NONE && i < host_nr_vcpus; i++)
+        if (i != current->id && __atomic_load_n(&host_cpu(i)->entry_gs, __ATOMIC_SEQ_CST) == gs) {
+            __atomic_store_n(&this_cpu()->entry_gs, ENTRY_GS_NONE, __ATOMIC_SEQ_CST);
+            return;
+        }
 }
 
 /* Load cr3 on the way out: it flushes whatever was pending too. */

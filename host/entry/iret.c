@@ -13,10 +13,17 @@
 _Noreturn void do_iret(struct cpu_regs *regs)
 {
     struct iret_context ctx;
-    bool to_user;
 
     if (copy_from_guest(&ctx, regs->rsp, sizeof(ctx)))
         host_fatal("iret: the frame at rsp %lx cannot be read", regs->rsp);
+    iret_to(regs, &ctx);
+}
+
+_Noreturn void iret_to(struct cpu_regs *regs, const struct iret_context *frame)
+{
+    struct iret_context ctx = *frame;
+    bool to_user;
+
     /* tour syscall.8: the frame Linux pushed decides: back to user mode, GS base swapped */
     to_user = (ctx.cs & 3) == 3;
     if (to_user && !current->user_cr3)

@@ -13,6 +13,7 @@
 #include "../events/backend.h"
 #include "bounce.h"
 #include "../cpu/emulate.h"
+#include "../core/entry.h"
 #include "../core/env.h"
 #include "../events/evtchn.h"
 #include "../cpu/fault_address.h"
@@ -242,6 +243,16 @@ static void check_not_perch(struct cpu_regs *regs)
         vcpu_stats()->syscalls_redirected++;
         syscall_from_exception(regs);
     }
+
+    if (v == 6 && (regs->cs & 3) && env_direct_entry_unsure(regs->rip)) {
+        perch_shared.stats.syscalls_redirected++;
+        vcpu_stats()->syscalls_redirected++;
+        direct_call_from_exception(regs);
+    }
+    /* Its first instructions write below the guest's rsp. */
+    if (v == 14 && regs->rip - env_direct_entry() < DIRECT_ENTRY_STORES)
+        host_fatal("the guest kernel jumped to the Host's direct entry with rsp %lx, "
+                   "which it cannot write", regs->rsp);
 
     if ((regs->cs & 3) == 0)
         host_fatal("perch Switcher fault: %s (vector %lu) at rip %lx in ring 0",

@@ -99,6 +99,48 @@ syscall_common:
     mov 24(%rsp), %rsp
     jmp *%rcx
 
+/*
+ * The direct entry: the guest kernel's patched hypercall and iret jump here
+ * at CPL3 (host/cpu/direct_calls.h), no trap, with one word pushed: ~0 for
+ * a hypercall, its caller's return address above it; otherwise an iret's
+ * flags, Xen's iret frame above them, rax, rcx and r11 in their registers.
+ * One entry serves every vCPU: it finds its own by the guest's GS base, as
+ * the `syscall` entries prove theirs (a guest kernel's per-CPU base, noted
+ * for each vCPU by host/entry/guest_resume.c). rax and rcx wait below the
+ * guest's rsp meanwhile: Linux keeps no red zone there, and nothing else
+ * writes there while the Host runs. No match: the `ud2`, whose #UD comes on
+ * the vCPU's own IST page, and the Host serves the call from there.
+ * host/entry/direct_call.c takes the rest from the guest's stack.
+ */
+    .global host_direct_entry, host_direct_entry_unsure
+host_direct_entry:
+    mov %rax, -8(%rsp)
+    mov %rcx, -16(%rsp)
+    rdgsbase %rcx
+    lea host_cpu0(%rip), %rax
+1:  cmp HOST_CPU_ENTRY_GS(%rax), %rcx
+    je 2f
+    add $PERCH_CPU_STRIDE, %rax
+    cmp host_cpus_end(%rip), %rax
+    jb 1b
+host_direct_entry_unsure:
+    ud2
+2:  mov %rsp, HOST_CPU_SYSCALL_RSP(%rax)
+    lea (HOST_CPU_EXC_TOP - HOST_CPU_VA)(%rax), %rsp
+    pushq $PERCH_VECTOR_SYSCALL
+    pushq $0                        /* error_code */
+    pushq $FLAT_KERNEL_SS64
+    pushq HOST_CPU_SYSCALL_RSP(%rax)
+    pushfq
+    pushq $FLAT_KERNEL_CS64
+    pushq $0                        /* rip: from the guest's stack */
+    pushq $2                        /* clear DF, AC and TF for the C code */
+    popfq
+    SAVE_GPRS
+    mov %rsp, %rdi
+    call host_direct_call           /* leaves through guest_resume */
+    ud2
+
 /* Every vCPU's first instruction, on its own exception stack (the
  * Launcher sets rsp): the Host sets itself up, then enters the guest
  * (host/entry/boot.c), or for vCPUs past the first waits to be brought up. */

@@ -29,6 +29,20 @@ long env_syscall_entry_offset(uint64_t rip)
     return (long)(offset % SYSCALL_ENTRY_STRIDE);
 }
 
+uint64_t env_direct_entry(void)
+{
+    extern char host_direct_entry[];
+
+    return (uint64_t)host_direct_entry;
+}
+
+bool env_direct_entry_unsure(uint64_t rip)
+{
+    extern char host_direct_entry_unsure[];
+
+    return rip == (uint64_t)host_direct_entry_unsure;
+}
+
 unsigned env_cpu_id(void)
 {
     return (unsigned)(((uint64_t)this_cpu() - HOST_CPU_VA) / PERCH_CPU_STRIDE);

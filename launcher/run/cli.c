@@ -91,6 +91,12 @@ void cli_print_help(void)
 "                         whose page-table store trapped keeps trapping,\n"
 "                         instead of being patched, once, into a call to\n"
 "                         the Host (--stats lists the patches)\n"
+"  --trap-hypercalls      switch direct calls off: the guest kernel's\n"
+"                         hypercalls and irets enter the Host by `syscall`,\n"
+"                         a trap through the machine's hypervisor each,\n"
+"                         instead of by a jump perch patches into Linux's\n"
+"                         xen_hypercall_pv and xen_iret before it boots\n"
+"                         (--stats counts the calls that came direct)\n"
 "  --no-flush-elision     flush the TLB whenever the guest asks, even when\n"
 "                         every change since the last flush was one KVM's\n"
 "                         shadow paging shows without it (a new mapping, or\n"
@@ -413,6 +419,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "no-flush-elision", no_argument, NULL, 'L' },
         { "no-fault-decode", no_argument, NULL, 'D' },
         { "no-insn-patching", no_argument, NULL, 'T' },
+        { "trap-hypercalls", no_argument, NULL, 'Y' },
         { "no-guest-isolation", no_argument, NULL, 'I' },
         { "no-sandbox", no_argument, NULL, 'Z' },
         { "small-disk-requests", no_argument, NULL, 'B' },
@@ -463,6 +470,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'L': o->optimizations_off |= PERCH_OPT_FLUSH_ELISION; break;
         case 'D': o->optimizations_off |= PERCH_OPT_FAULT_DECODE; break;
         case 'T': o->optimizations_off |= PERCH_OPT_INSN_PATCHING; break;
+        case 'Y': o->optimizations_off |= PERCH_OPT_DIRECT_CALLS; break;
         case 'I': o->no_guest_isolation = true; break;
         case 'Z': o->no_sandbox = true; break;
         case 'B': o->small_disk_requests = true; break;

@@ -224,7 +224,8 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
 /*
  * What host/cpu/insn_patch.c needs of the kernel's symbols: which functions
  * read r11 on entry (the retpoline thunks through r11) and where Linux's
- * jump-label table is; then, last, that they are there to read.
+ * jump-label table is; then, last, that they are there to read. And for
+ * host/cpu/direct_calls.c, where the kernel makes its hypercalls and irets.
  */
 static void tell_host_symbols(struct perch_shared *sh, const struct kernel_symbols *syms,
                               bool named)
@@ -240,6 +241,10 @@ static void tell_host_symbols(struct perch_shared *sh, const struct kernel_symbo
     if (named && syms->jump_table_start < syms->jump_table_end) {
         sh->boot.jump_table_start = syms->jump_table_start;
         sh->boot.jump_table_end = syms->jump_table_end;
+    }
+    if (named) {
+        kernel_symbols_find(syms, "xen_hypercall_pv", &sh->boot.hypercall_func);
+        kernel_symbols_find(syms, "xen_iret", &sh->boot.iret_func);
     }
     __atomic_store_n(&sh->boot.kernel_symbols, named ? PERCH_SYMBOLS_READ : PERCH_SYMBOLS_NONE,
                      __ATOMIC_RELEASE);
@@ -280,6 +285,16 @@ static void wait_for_symbols(struct launch *l)
 /* --gdb, before the vCPU first runs: tell the Host, and hand gdb's
  * monitor the kernel's symbols. Waiting for them costs the boot the
  * reader's ~20 ms, with --gdb only: the gdb thread cannot join it. */
+/* The Host patches the kernel's hypercall and iret into direct calls
+ * before the guest's first instruction (host/cpu/direct_calls.h), so it
+ * must know where they are by then: the first vCPU waits for the
+ * symbols (~20 ms, while the VM was being made) unless --trap-hypercalls. */
+static void prepare_direct_calls(struct launch *l, const struct options *o)
+{
+    if (!(o->optimizations_off & PERCH_OPT_DIRECT_CALLS))
+        wait_for_symbols(l);
+}
+
 static void prepare_gdb(struct launch *l)
 {
     if (!l->has_gdb)
@@ -622,6 +637,7 @@ int launch_with(const struct options *o, const struct launch_io *io,
     if (choose_kernel(&l, o, &chosen, e) || load_files(&l, &chosen, e) ||
         build_memory(&l, &chosen, e) || start_vm(&l, &chosen, e))
         goto out;
+    prepare_direct_calls(&l, &chosen);
     prepare_gdb(&l);
     /* A closed stdout must be a write error that ends the run with a
      * message (console.h), not a silent death by SIGPIPE. */

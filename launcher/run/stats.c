@@ -51,6 +51,15 @@ const char *hypercall_name(unsigned nr)
     return nr < XEN_NR_HYPERCALLS ? hypercall_names[nr] : NULL;
 }
 
+/* What became of the kernel's hypercall and iret (host/cpu/direct_calls.h). */
+static const char *const direct_state_names[PERCH_DIRECT_STATES] = {
+    [PERCH_DIRECT_NONE] = "the kernel names no xen_hypercall_pv and xen_iret",
+    [PERCH_DIRECT_ACTIVE] = "xen_hypercall_pv and xen_iret jump to the Host",
+    [PERCH_DIRECT_OFF] = "--trap-hypercalls",
+    [PERCH_DIRECT_GDB] = "off with --gdb",
+    [PERCH_DIRECT_UNKNOWN_CODE] = "xen_hypercall_pv or xen_iret not as perch knows it",
+};
+
 static void print_hypercalls(FILE *out, const struct perch_shared *sh)
 {
     uint64_t total = sh->stats.hypercalls_unknown;
@@ -68,6 +77,9 @@ static void print_hypercalls(FILE *out, const struct perch_shared *sh)
         fprintf(out, "    %-28s %12lu\n", "(number out of range)",
                 sh->stats.hypercalls_unknown);
     fprintf(out, "    %-28s %12lu\n", "total", total);
+    fprintf(out, "    %-28s %12lu  (%s)\n", "of them direct, no trap", sh->stats.direct_calls,
+            sh->stats.direct_state < PERCH_DIRECT_STATES ? direct_state_names[sh->stats.direct_state]
+                                                        : "?");
     fprintf(out, "  page-table updates:\n");
     fprintf(out, "    %-28s %12lu\n", "by hypercall (entries)", sh->stats.pt_updates);
     fprintf(out, "    %-28s %12lu\n", "trapped writes emulated", sh->stats.ptwr_emulations);
@@ -174,14 +186,14 @@ static void print_vcpus(FILE *out, const struct perch_shared *shared,
     if (nr_vcpus < 2)
         return;
     fprintf(out, "  by vCPU:\n");
-    fprintf(out, "    %-5s %12s %12s %12s %12s %10s %10s %12s\n", "vCPU", "hypercalls",
-            "visits", "CPL3 events", "user sysc.", "by #UD", "lock waits", "waited ms");
+    fprintf(out, "    %-5s %12s %12s %12s %12s %12s %10s %10s %12s\n", "vCPU", "hypercalls",
+            "direct", "visits", "CPL3 events", "user sysc.", "by #UD", "lock waits", "waited ms");
     for (unsigned i = 0; i < nr_vcpus && i < PERCH_MAX_VCPUS; i++) {
         const volatile struct perch_vcpu_stats *v = &sh->vcpu_stats[i];
         uint64_t cycles = v->lock_wait_cycles;
 
-        fprintf(out, "    %-5u %12lu %12lu %12lu %12lu %10lu %10lu %12.1f\n", i,
-                v->hypercalls, v->visits, v->cpl3_events, v->user_syscalls,
+        fprintf(out, "    %-5u %12lu %12lu %12lu %12lu %12lu %10lu %10lu %12.1f\n", i,
+                v->hypercalls, v->direct_calls, v->visits, v->cpl3_events, v->user_syscalls,
                 v->syscalls_redirected, v->lock_waits,
                 run->tsc_khz ? (double)cycles / run->tsc_khz : 0.0);
     }

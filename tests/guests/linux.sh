@@ -43,10 +43,12 @@ fi
 
 # The same in every mode the switches give: the defaults, guest processes
 # without isolation, events through ring 0 as before CPL3 events, and the
-# kernel's page-table stores trapping every time instead of patched, and
-# two vCPUs (tests/guests/linux_smp.sh has the SMP cases of its own).
+# kernel's page-table stores trapping every time instead of patched,
+# hypercalls by `syscall` instead of direct calls (alone, and with two
+# vCPUs), and two vCPUs (tests/guests/linux_smp.sh has the SMP cases of
+# its own).
 for opts in "" --no-guest-isolation --no-cpl3-events "--no-guest-isolation --no-fault-decode" "--cpus 2" \
-        --no-insn-patching; do
+        --no-insn-patching --trap-hypercalls "--trap-hypercalls --cpus 2"; do
     m=$(printf '%s' "$opts" | tr -c 'a-z0-9' '_')
     [ -z "$opts" ] || linux_run "uname$m" $opts -- /bin/sh -c 'uname -a; echo ok'
     expect_guest_status "uname$m" 0
@@ -100,6 +102,23 @@ if sed -n '/Switcher visits/,/total/p' "$TMP/stats_noiso.err" | grep -q 'guest-u
 else
     pass linux/no_isolation_syscalls_skip_ring0
 fi
+
+# Direct calls (host/cpu/direct_calls.h): by default nearly every hypercall
+# and iret of the boot comes by a jump, none by a trap, with
+# --trap-hypercalls none does.
+linux_run direct --stats -- /bin/true
+expect_guest_status direct 0
+expect_line direct err '^ +of them direct, no trap +[1-9][0-9]* +\(xen_hypercall_pv and xen_iret jump to the Host\)$'
+total=$(sed -n '/^  hypercalls/,/total/s/^ *total *\([0-9]*\)$/\1/p' "$TMP/direct.err")
+direct=$(sed -n 's/^ *of them direct, no trap *\([0-9]*\) .*/\1/p' "$TMP/direct.err")
+if [ -n "$total" ] && [ -n "$direct" ] && [ $((direct * 100)) -ge $((total * 95)) ]; then
+    pass linux/direct_calls_most
+else
+    fail linux/direct_calls_most "$direct of $total hypercalls direct, want 95% or more"
+fi
+linux_run direct_off --stats --trap-hypercalls -- /bin/true
+expect_guest_status direct_off 0
+expect_line direct_off err '^ +of them direct, no trap +0 +\(--trap-hypercalls\)$'
 
 # Output nobody reads any more ends the run (`perch run -- /bin/yes | head`): perch
 # stops with status 1 and one line, instead of feeding `yes` for ever.

@@ -380,6 +380,16 @@ __attribute__((weak)) long env_syscall_entry_offset(uint64_t rip)
     return (long)(offset % SYSCALL_ENTRY_STRIDE);
 }
 
+__attribute__((weak)) uint64_t env_direct_entry(void)
+{
+    return HOST_ENV_DIRECT_ENTRY;
+}
+
+__attribute__((weak)) bool env_direct_entry_unsure(uint64_t rip)
+{
+    return rip == HOST_ENV_DIRECT_ENTRY + HOST_ENV_DIRECT_UNSURE;
+}
+
 __attribute__((weak)) uint64_t env_user_rax(void)
 {
     return host_env_user_rax;

@@ -180,6 +180,9 @@ extern struct cpu_regs host_env_exit_regs;      /* its frame */
 extern uint64_t host_env_exit_cr3;              /* for RESUME_CR3 */
 extern unsigned host_env_exits;                 /* resumes and returns */
 
+/* Where env_direct_entry() says the direct entry is, and its `ud2`. */
+#define HOST_ENV_DIRECT_ENTRY  (HOST_IMAGE_VA + 0x3000)
+#define HOST_ENV_DIRECT_UNSURE 0x20
 extern uint64_t host_env_syscall_entry;         /* vCPU 0's, env_at_syscall_entry */
 extern uint64_t host_env_user_rax;              /* env_user_rax() */
 extern uint64_t host_env_kernel_cr3_slot;       /* env_set_kernel_cr3_slot() */
