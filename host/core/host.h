@@ -72,6 +72,9 @@ _Noreturn void direct_call_from_exception(struct cpu_regs *regs);
 /* Run hypercall nr with its five arguments, counting it (also what a
  * multicall entry does). */
 long hypercall_dispatch(uint64_t nr, const uint64_t args[5]);
+/* The same for the hypercall regs hold, as every road into the Host
+ * leaves it: the number in rax, the arguments in rdi, rsi, rdx, r10, r8. */
+long hypercall_in_regs(const struct cpu_regs *regs);
 
 /* Hypercall handlers: arguments as the guest passed them in rdi, rsi, rdx,
  * r10, r8; the result goes back in rax. */

@@ -35,7 +35,6 @@ static _Noreturn void serve_iret(struct cpu_regs *regs, uint64_t flags)
 static _Noreturn void serve(struct cpu_regs *regs)
 {
     uint64_t words[ENTRY_WORDS];
-    uint64_t args[5];
 
     if (copy_from_guest(words, regs->rsp - 16, sizeof(words)))
         host_fatal("the guest kernel jumped to the Host's direct entry with rsp %lx, "
@@ -52,12 +51,7 @@ static _Noreturn void serve(struct cpu_regs *regs)
     regs->rip = words[ABOVE];
     regs->rsp += 8;
     where_entered(regs);
-    args[0] = regs->rdi;
-    args[1] = regs->rsi;
-    args[2] = regs->rdx;
-    args[3] = regs->r10;
-    args[4] = regs->r8;
-    regs->rax = (uint64_t)hypercall_dispatch(regs->rax, args);
+    regs->rax = (uint64_t)hypercall_in_regs(regs);
     guest_resume(regs);
 }
 

@@ -75,6 +75,13 @@ long hypercall_dispatch(uint64_t nr, const uint64_t args[5])
     return rc;
 }
 
+long hypercall_in_regs(const struct cpu_regs *regs)
+{
+    const uint64_t args[5] = { regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8 };
+
+    return hypercall_dispatch(regs->rax, args);
+}
+
 /*
  * The `syscall` in regs, the Host entered: returns when the hypercall left
  * nothing for ring 0 to do. Otherwise (a pending flush or address-space
@@ -85,8 +92,6 @@ long hypercall_dispatch(uint64_t nr, const uint64_t args[5])
  */
 static void serve_syscall(struct cpu_regs *regs)
 {
-    const uint64_t args[5] = { regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8 };
-
     where_entered(regs);
     /* tour syscall.11: without guest isolation a user `syscall` lands here: steps 1-4, 9, 10 vanish */
     if (!current->in_kernel) {
@@ -99,7 +104,7 @@ static void serve_syscall(struct cpu_regs *regs)
         perch_shared.stats.hypercalls[HYPERVISOR_iret]++;
         do_iret(regs);
     }
-    regs->rax = hypercall_dispatch(regs->rax, args);
+    regs->rax = (uint64_t)hypercall_in_regs(regs);
     if (current->pending || evtchn_upcall_due() ||
         (optimizations_off & PERCH_OPT_NATIVE_RETURN))
         guest_resume(regs);
