@@ -350,6 +350,15 @@ enum perch_visit {
     PERCH_VISIT_COUNT
 };
 
+/* Why a CR3 load (PERCH_VISIT_SERVICE_CR3) was needed. */
+enum perch_cr3_cause {
+    PERCH_CR3_TO_USER = 0,       /* isolated guest user runs in its own view */
+    PERCH_CR3_KERNEL_TABLES,     /* the guest kernel switched page tables */
+    PERCH_CR3_FLUSH,             /* a TLB flush on the way back to the kernel */
+    PERCH_CR3_FLUSH_EAGER,       /* --eager-flush: a flush there and then */
+    PERCH_CR3_CAUSES
+};
+
 /* What the guest kernel asked of the CPU, for --stats: each MSR it read or
  * wrote and each CPUID leaf it asked, with perch's last answer (the first
  * PERCH_MSRS_SEEN and PERCH_CPUIDS_SEEN distinct ones). */
@@ -564,6 +573,7 @@ struct perch_shared {
         uint64_t pt_updates;           /* PTEs written by mmu_update & co */
         uint64_t ptwr_emulations;      /* trapped PTE writes emulated */
         uint64_t visits[PERCH_VISIT_COUNT];
+        uint64_t cr3_loads[PERCH_CR3_CAUSES]; /* the CR3 visits, by cause */
         uint64_t vectors[256];         /* ring-0 visits by vector */
         uint64_t cpl3_vectors[256];    /* events that reached the Host at CPL3 */
         uint64_t cpl3_user_syscalls;   /* guest-user `syscall`s at CPL3 */

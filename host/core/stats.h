@@ -22,4 +22,11 @@ static inline void count_visit_of(enum perch_visit kind)
     vcpu_stats()->visits++;
 }
 
+/* A ring-0 visit to load CR3, and why. */
+static inline void count_cr3_load(enum perch_cr3_cause cause)
+{
+    perch_shared.stats.cr3_loads[cause]++;
+    count_visit_of(PERCH_VISIT_SERVICE_CR3);
+}
+
 #endif

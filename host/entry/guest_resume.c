@@ -60,10 +60,11 @@ static void note_entry_gs(void)
 }
 
 /* Load cr3 on the way out: it flushes whatever was pending too. */
-static _Noreturn void resume_loading(struct cpu_regs *regs, uint64_t cr3)
+static _Noreturn void resume_loading(struct cpu_regs *regs, uint64_t cr3,
+                                     enum perch_cr3_cause cause)
 {
     tlb_flushed();
-    count_visit_of(PERCH_VISIT_SERVICE_CR3);
+    count_cr3_load(cause);
     host_leave(true);
     switcher_resume_cr3(regs, cr3);
 }
@@ -90,12 +91,15 @@ _Noreturn void guest_resume(struct cpu_regs *regs)
     /* tour syscall.9: guest user in its own view is entered by CR3_RESUME: visit two */
     if (!current->in_kernel && !current->isolation_off) {
         current->loaded_cr3 = current->user_cr3;
-        resume_loading(regs, current->user_cr3);
+        resume_loading(regs, current->user_cr3, PERCH_CR3_TO_USER);
     }
     /* tour multicall.6: however many flushes the batch asked for, one CR3 load */
     if (current->kernel_cr3 != current->loaded_cr3 || (current->pending & PENDING_TLB_FLUSH)) {
+        enum perch_cr3_cause cause = current->kernel_cr3 != current->loaded_cr3
+                                         ? PERCH_CR3_KERNEL_TABLES : PERCH_CR3_FLUSH;
+
         current->loaded_cr3 = current->kernel_cr3;
-        resume_loading(regs, current->kernel_cr3);
+        resume_loading(regs, current->kernel_cr3, cause);
     }
     if (restore_if || (optimizations_off & PERCH_OPT_NATIVE_RETURN)) {
         count_visit_of(PERCH_VISIT_SERVICE_RESUME);
@@ -118,7 +122,7 @@ _Noreturn void host_resume_interrupted(struct cpu_regs *regs)
 {
     if ((current->pending & PENDING_TLB_FLUSH) && !host_holds_lock_below()) {
         tlb_flushed();
-        count_visit_of(PERCH_VISIT_SERVICE_CR3);
+        count_cr3_load(PERCH_CR3_FLUSH);
         env_flush_tlb(current->kernel_cr3);
     }
     current->interrupts_off = false;

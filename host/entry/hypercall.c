@@ -49,7 +49,7 @@ static const hypercall_fn hypercall_table[XEN_NR_HYPERCALLS] = {
 static void flush_now(void)
 {
     tlb_flushed();
-    count_visit_of(PERCH_VISIT_SERVICE_CR3);
+    count_cr3_load(PERCH_CR3_FLUSH_EAGER);
     env_flush_tlb(current->kernel_cr3);
 }
 

@@ -28,6 +28,13 @@ static const char *const visit_names[PERCH_VISIT_COUNT] = {
     [PERCH_VISIT_SERVICE_CR2] = "service: read CR2",
 };
 
+static const char *const cr3_cause_names[PERCH_CR3_CAUSES] = {
+    [PERCH_CR3_TO_USER] = "to guest user",
+    [PERCH_CR3_KERNEL_TABLES] = "kernel's new tables",
+    [PERCH_CR3_FLUSH] = "TLB flush",
+    [PERCH_CR3_FLUSH_EAGER] = "eager flush",
+};
+
 /*
  * Instructions the Switcher runs in ring 0 (each emulated, ~0.6 us) for one
  * visit of each kind, counted in switcher/switcher.S; the CPU's event
@@ -108,6 +115,9 @@ static void print_visits(FILE *out, const struct perch_shared *sh)
         if (sh->stats.visits[v])
             fprintf(out, "    %-28s %12lu\n", visit_names[v], sh->stats.visits[v]);
     }
+    for (unsigned c = 0; c < PERCH_CR3_CAUSES; c++)
+        if (sh->stats.cr3_loads[c])
+            fprintf(out, "      cr3 load: %-18s %12lu\n", cr3_cause_names[c], sh->stats.cr3_loads[c]);
     print_vectors(out, sh->stats.vectors);
     fprintf(out, "    %-28s %12lu\n", "total", total);
     fprintf(out, "  ring-0 instructions per visit (kernel view / user view):\n");

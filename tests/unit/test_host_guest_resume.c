@@ -79,6 +79,7 @@ static void a_pending_flush_loads_the_kernel_cr3(void)
     CHECK(host_env_exit_cr3 == current->kernel_cr3);
     CHECK(current->pending == 0 && !current->tlb_stale);
     CHECK(perch_shared.stats.visits[PERCH_VISIT_SERVICE_CR3] == 1);
+    CHECK(perch_shared.stats.cr3_loads[PERCH_CR3_FLUSH] == 1);
 }
 
 static void a_new_kernel_base_is_loaded_once(void)
@@ -87,6 +88,7 @@ static void a_new_kernel_base_is_loaded_once(void)
     current->kernel_cr3 = 21ull << 12;
     CHECK(resume(frame_at(KERNEL_RIP, KERNEL_STACK, 0)) == HOST_ENV_EXIT_RESUME_CR3);
     CHECK(host_env_exit_cr3 == 21ull << 12);
+    CHECK(perch_shared.stats.cr3_loads[PERCH_CR3_KERNEL_TABLES] == 1);
     CHECK(resume(frame_at(KERNEL_RIP, KERNEL_STACK, 0)) == HOST_ENV_EXIT_RETURN_NATIVE);
 }
 
@@ -96,6 +98,7 @@ static void isolated_user_is_entered_through_its_own_cr3(void)
     guest_enter_user();
     CHECK(resume(frame_at(USER_RIP, USER_RSP, 0)) == HOST_ENV_EXIT_RESUME_CR3);
     CHECK(host_env_exit_cr3 == USER_CR3);
+    CHECK(perch_shared.stats.cr3_loads[PERCH_CR3_TO_USER] == 1);
 }
 
 static void without_isolation_user_returns_natively(void)
