@@ -63,6 +63,7 @@ struct bench_result {
 struct bench_summary {
     bool have, counted;
     double median, min, max;
+    double traps;                                /* KVM's exits per op (-1: none kept) */
     double visits, exits, hypercalls;            /* per operation */
     double trapped;                              /* trapped PTE writes per op */
     double visit[PERCH_VISIT_COUNT];

@@ -57,6 +57,10 @@ static void summarize_counts(struct bench_side *side, int k, const int *runs,
     struct bench_summary *s = &side->s[k];
     double v[BENCH_ROUNDS_MAX];
 
+    ACROSS(x->begin.kvm_known && x->end.kvm_known
+               ? per_op(x->begin.kvm[KVM_COUNT_EXITS], x->end.kvm[KVM_COUNT_EXITS], x->ops)
+               : -1);
+    s->traps = median_of(v, m);
     ACROSS(per_op(x->begin.visits, x->end.visits, x->ops));
     s->visits = median_of(v, m);
     ACROSS(per_op(x->begin.exits, x->end.exits, x->ops));
@@ -179,28 +183,40 @@ static void cell_ratio(FILE *out, double r, int digits)
         fprintf(out, " %10s", "-");
 }
 
+/* KVM's exits per op, "-" where KVM keeps none. */
+static void traps_text(char *buf, size_t size, double traps)
+{
+    if (traps < 0)
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%.2f", traps);
+}
+
 /* Per operation in the guest; with --vs each as "default -> vs". */
 static void cells_counts(FILE *out, const struct bench_set *set,
                          const struct bench_summary *g,
                          const struct bench_summary *v)
 {
-    char c[4][48];
+    char c[5][48], t[2][16];
 
     if (!g->counted) {
-        fprintf(out, set->vs ? " %-22s %-18s %-22s %s" : " %10s %10s %12s %10s", "-",
-                "-", "-", "-");
+        fprintf(out, set->vs ? " %-20s %-22s %-18s %-22s %s" : " %10s %10s %10s %12s %10s",
+                "-", "-", "-", "-", "-");
         return;
     }
+    traps_text(t[0], sizeof(t[0]), g->traps);
     if (!set->vs) {
-        fprintf(out, " %10.2f %10.3f %12.2f %10.2f", g->visits, g->exits,
+        fprintf(out, " %10s %10.2f %10.3f %12.2f %10.2f", t[0], g->visits, g->exits,
                 g->hypercalls, g->trapped);
         return;
     }
+    traps_text(t[1], sizeof(t[1]), v->traps);
+    snprintf(c[4], sizeof(c[4]), "%s -> %s", t[0], t[1]);
     snprintf(c[0], sizeof(c[0]), "%.2f -> %.2f", g->visits, v->visits);
     snprintf(c[1], sizeof(c[1]), "%.3f -> %.3f", g->exits, v->exits);
     snprintf(c[2], sizeof(c[2]), "%.2f -> %.2f", g->hypercalls, v->hypercalls);
     snprintf(c[3], sizeof(c[3]), "%.2f -> %.2f", g->trapped, v->trapped);
-    fprintf(out, " %-22s %-18s %-22s %s", c[0], c[1], c[2], c[3]);
+    fprintf(out, " %-20s %-22s %-18s %-22s %s", c[4], c[0], c[1], c[2], c[3]);
 }
 
 /* One row: every side's figure, the ratios, the guest's counts. k may be
@@ -259,11 +275,11 @@ static void header(FILE *out, const struct bench_set *set)
             fprintf(out, " %10s", title);
     }
     if (set->vs)
-        fprintf(out, " %-22s %-18s %-22s %s\n", "visits/op def->vs",
+        fprintf(out, " %-20s %-22s %-18s %-22s %s\n", "traps/op def->vs", "visits/op def->vs",
                 "exits/op def->vs", "hypercalls/op def->vs", "trapped/op def->vs");
     else
-        fprintf(out, " %10s %10s %12s %10s\n", "visits/op", "exits/op", "hcalls/op",
-                "trapped/op");
+        fprintf(out, " %10s %10s %10s %12s %10s\n", "traps/op", "visits/op", "exits/op",
+                "hcalls/op", "trapped/op");
 }
 
 static void rows_of(FILE *out, const struct bench_set *set, enum bench_group g)
@@ -356,8 +372,8 @@ static void uml_lines(FILE *out, const struct bench_set *set)
 void bench_print_table(FILE *out, const struct bench_set *set)
 {
     fprintf(out, "perch bench%s: ns per operation%s, median (min - max)%s; "
-                 "per operation in the guest: Switcher visits, exits to the "
-                 "Launcher, Host hypercalls, trapped page-table writes\n", set->quick ? " --quick" : "",
+                 "per operation in the guest: traps (KVM's exits), Switcher visits, exits "
+                 "to the Launcher, Host hypercalls, trapped page-table writes\n", set->quick ? " --quick" : "",
             bench_any_chosen(set, BENCH_DISK) || bench_any_chosen(set, BENCH_NET)
                 ? " (disk, net: rates, below)" : "",
             set->vs ? ", guest: median of the rounds" : "");
@@ -395,10 +411,15 @@ static void csv_side(FILE *f, const struct bench_summary *s, bool counts)
         fprintf(f, ",%.1f,%.1f,%.1f", s->median, s->min, s->max);
     else
         fprintf(f, ",,,");
-    if (counts && s->counted)
+    if (counts && s->counted) {
         fprintf(f, ",%.4f,%.4f,%.4f,%.4f", s->visits, s->exits, s->hypercalls, s->trapped);
-    else if (counts)
-        fprintf(f, ",,,,");
+        if (s->traps >= 0)
+            fprintf(f, ",%.4f", s->traps);
+        else
+            fprintf(f, ",");
+    } else if (counts) {
+        fprintf(f, ",,,,,");
+    }
 }
 
 static void csv_ratio(FILE *f, double r)
@@ -442,9 +463,10 @@ static void write_csv(FILE *f, const struct bench_set *set)
 
     fprintf(f, "benchmark,native_median,native_min,native_max,"
                "guest_median,guest_min,guest_max,visits_per_op,"
-               "exits_per_op,hypercalls_per_op,trapped_per_op,guest_native_ratio%s",
+               "exits_per_op,hypercalls_per_op,trapped_per_op,traps_per_op,guest_native_ratio%s",
             set->vs ? ",vs_median,vs_min,vs_max,vs_visits_per_op,"
-                      "vs_exits_per_op,vs_hypercalls_per_op,vs_trapped_per_op,vs_default_ratio"
+                      "vs_exits_per_op,vs_hypercalls_per_op,vs_trapped_per_op,vs_traps_per_op,"
+                      "vs_default_ratio"
                     : "");
     for (int i = 0; i < machines; i++) {
         const char *key = m[i].key;
@@ -490,7 +512,10 @@ static void json_side(FILE *f, const char *key, const struct bench_summary *s,
     fprintf(f, ", \"%s\": {\"median\": %.1f, \"min\": %.1f, "
                "\"max\": %.1f", key, s->median, s->min, s->max);
     if (counts && s->counted) {
-        fprintf(f, ", \"per_op\": {\"visits\": %.4f, \"exits\": %.4f, "
+        fprintf(f, ", \"per_op\": {");
+        if (s->traps >= 0)
+            fprintf(f, "\"traps\": %.4f, ", s->traps);
+        fprintf(f, "\"visits\": %.4f, \"exits\": %.4f, "
                    "\"hypercalls\": %.4f, \"trapped_writes\": %.4f, \"visits_by_reason\": {",
                 s->visits, s->exits, s->hypercalls, s->trapped);
         for (unsigned v = 0; v < PERCH_VISIT_COUNT; v++) {

@@ -370,7 +370,7 @@ static void on_mark(void *arg, const char *name, bool end)
     struct launch *l = arg;
     struct perch_counters now;
 
-    stats_snapshot(l->hole.shared, l->stats, &now);
+    stats_snapshot(l->hole.shared, l->stats, &l->vm, &now);
     l->io->mark(l->io->arg, name, end, &now);
 }
 
@@ -654,7 +654,7 @@ int launch_with(const struct options *o, const struct launch_io *io,
     terminal_restore();
     status = exit_status(&p.console, status);
     if (o->stats)
-        stats_print(stderr, l.hole.shared, &p.run.stats, l.nr_cpus);
+        stats_print(stderr, l.hole.shared, &p.run.stats, &l.vm);
     say_with_symbols(&l, &chosen, &p.run.where, stopped, e);
     if (o->stats_cpu)
         stats_print_cpu(stderr, l.hole.shared);

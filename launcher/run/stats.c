@@ -209,16 +209,42 @@ static void print_vcpus(FILE *out, const struct perch_shared *shared,
     }
 }
 
+/* What the machine's hypervisor counted: every trap, perch's or not. */
+static void print_kvm(FILE *out, const struct kvm_vm *vm)
+{
+    static const char *const shown[KVM_COUNTS] = {
+        [KVM_COUNT_EXITS] = "exits into KVM (traps)",
+        [KVM_COUNT_PF_TAKEN] = "of them page faults",
+        [KVM_COUNT_PF_FIXED] = "  shadow entries filled",
+        [KVM_COUNT_PF_EMULATE] = "  table writes emulated",
+        [KVM_COUNT_PF_SPURIOUS] = "  spurious",
+        [KVM_COUNT_PF_GUEST] = "  the guest's own",
+        [KVM_COUNT_INSN_EMULATION] = "instructions emulated",
+        [KVM_COUNT_TLB_FLUSH] = "TLB flushes",
+    };
+    uint64_t n[KVM_COUNTS];
+
+    if (!kvm_vm_counts(vm, n)) {
+        fprintf(out, "  the machine's hypervisor: KVM keeps no statistics here "
+                     "(KVM_GET_STATS_FD, Linux 5.14)\n");
+        return;
+    }
+    fprintf(out, "  the machine's hypervisor (KVM's own counts, all vCPUs):\n");
+    for (unsigned c = 0; c < KVM_COUNTS; c++)
+        fprintf(out, "    %-28s %12" PRIu64 "\n", shown[c], n[c]);
+}
+
 void stats_print(FILE *out, const struct perch_shared *shared,
-                 const struct run_stats *run, unsigned nr_vcpus)
+                 const struct run_stats *run, const struct kvm_vm *vm)
 {
     fprintf(out, "perch stats:\n");
     fprintf(out, "  vCPU TSC: %u kHz\n", run->tsc_khz);
     print_hypercalls(out, shared);
     print_visits(out, shared);
     print_cpl3(out, shared);
-    print_vcpus(out, shared, run, nr_vcpus);
+    print_vcpus(out, shared, run, vm->nr_vcpus);
     print_exits(out, run);
+    print_kvm(out, vm);
 }
 
 static const char *const patch_state_names[PERCH_PATCH_STATES] = {
@@ -281,8 +307,8 @@ const char *stats_visit_name(unsigned v)
 /* The guest may write these while we read (they are in its reach), and
  * the vCPU thread counts exits while the console thread takes a snapshot:
  * each word is read once, whole, and used only for arithmetic. */
-void stats_snapshot(const struct perch_shared *shared,
-                    const struct run_stats *run, struct perch_counters *out)
+void stats_snapshot(const struct perch_shared *shared, const struct run_stats *run,
+                    const struct kvm_vm *vm, struct perch_counters *out)
 {
     const volatile struct perch_shared *sh = shared;
 
@@ -298,4 +324,5 @@ void stats_snapshot(const struct perch_shared *shared,
     out->exits = 0;
     for (unsigned k = 0; k < EXIT_KIND_COUNT; k++)
         out->exits += __atomic_load_n(&run->exits[k], __ATOMIC_RELAXED);
+    out->kvm_known = kvm_vm_counts(vm, out->kvm);
 }

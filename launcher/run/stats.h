@@ -7,6 +7,7 @@
 #include "../../abi/layout.h"
 #include "../net/netif.h"
 #include "../symbols/kernel_symbols.h"
+#include "../vm/kvm.h"
 #include "vcpu_loop.h"
 
 /* Totals at one moment, for `perch bench`'s brackets. Taken from guest
@@ -17,17 +18,20 @@ struct perch_counters {
     uint64_t visit[PERCH_VISIT_COUNT];      /* by reason */
     uint64_t exits;                         /* exits to the Launcher */
     uint64_t trapped;                       /* page-table writes that trapped */
+    uint64_t kvm[KVM_COUNTS];               /* KVM's own counts, all vCPUs */
+    bool kvm_known;                         /* false: this KVM keeps none */
 };
 
-void stats_snapshot(const struct perch_shared *shared,
-                    const struct run_stats *run, struct perch_counters *out);
+void stats_snapshot(const struct perch_shared *shared, const struct run_stats *run,
+                    const struct kvm_vm *vm, struct perch_counters *out);
 
 /* Name of Switcher visit reason v (< PERCH_VISIT_COUNT). */
 const char *stats_visit_name(unsigned v);
 
-/* The counts of a run of nr_vcpus vCPUs (each one's too, when several). */
+/* The counts of a run (each vCPU's too, when there are several), and
+ * KVM's own. */
 void stats_print(FILE *out, const struct perch_shared *shared,
-                 const struct run_stats *run, unsigned nr_vcpus);
+                 const struct run_stats *run, const struct kvm_vm *vm);
 
 /* --stats-cpu: the MSRs and CPUID leaves the guest kernel asked for, and
  * perch's last answers. */

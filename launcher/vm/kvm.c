@@ -83,6 +83,7 @@ static int create_vcpu(struct kvm_vm *vm, struct kvm_vcpu *v, unsigned id,
         v->run->kvm_valid_regs = KVM_SYNC_X86_REGS;
     if (id && ioctl(v->fd, KVM_SET_MP_STATE, &runnable) < 0)
         return fail(e, "KVM_SET_MP_STATE for vCPU %u: %s", id, strerror(errno));
+    kvm_stats_open(&v->stats, v->fd);
     return 0;
 }
 
@@ -171,7 +172,7 @@ int kvm_vm_create(struct kvm_vm *vm, const struct guest_memory *gm,
     if (add_memory(vm, gm, e))
         return -1;
     for (unsigned i = 0; i < nr_vcpus; i++) {
-        vm->vcpus[i].fd = -1;
+        vm->vcpus[i].fd = vm->vcpus[i].stats.fd = -1;
         vm->nr_vcpus = i + 1;
         if (create_vcpu(vm, &vm->vcpus[i], i, e) || set_cpuid(vm, &vm->vcpus[i], e))
             return -1;
@@ -186,6 +187,7 @@ void kvm_vm_destroy(struct kvm_vm *vm)
 
         if (v->run)
             munmap(v->run, v->run_bytes);
+        kvm_stats_close(&v->stats);
         if (v->fd >= 0)
             close(v->fd);
     }
@@ -194,6 +196,16 @@ void kvm_vm_destroy(struct kvm_vm *vm)
     if (vm->kvm_fd >= 0)
         close(vm->kvm_fd);
     kvm_vm_init(vm);
+}
+
+bool kvm_vm_counts(const struct kvm_vm *vm, uint64_t sum[KVM_COUNTS])
+{
+    bool known = vm->nr_vcpus > 0;
+
+    memset(sum, 0, KVM_COUNTS * sizeof(sum[0]));
+    for (unsigned i = 0; i < vm->nr_vcpus; i++)
+        known &= kvm_stats_add(&vm->vcpus[i].stats, sum);
+    return known;
 }
 
 int kvm_doorbell(struct kvm_vm *vm, uint64_t gpa, int *fd, struct error *e)

@@ -13,6 +13,7 @@
 #include "../../abi/layout.h"
 #include "../base/error.h"
 #include "guest_memory.h"
+#include "kvm_stats.h"
 
 struct kvm_vcpu {
     int fd;
@@ -20,6 +21,7 @@ struct kvm_vcpu {
     struct kvm_run *run;
     size_t run_bytes;
     bool sync_regs;          /* KVM_CAP_SYNC_REGS: registers come with the exit */
+    struct kvm_stats stats;  /* KVM's own counts of this vCPU */
 };
 
 struct kvm_vm {
@@ -49,6 +51,10 @@ int kvm_vm_create(struct kvm_vm *vm, const struct guest_memory *gm,
 /* Before kvm_vm_create: nothing open, so kvm_vm_destroy does nothing. */
 void kvm_vm_init(struct kvm_vm *vm);
 void kvm_vm_destroy(struct kvm_vm *vm);
+
+/* KVM's counts summed over every vCPU (sum[], KVM_COUNTS of them): false
+ * when this KVM keeps none (then all 0). Any thread may ask, any time. */
+bool kvm_vm_counts(const struct kvm_vm *vm, uint64_t sum[KVM_COUNTS]);
 
 /* An eventfd signalled by any 4-byte store to `gpa` (no exit to user space). */
 int kvm_doorbell(struct kvm_vm *vm, uint64_t gpa, int *fd, struct error *e);

@@ -28,6 +28,7 @@ expect_status bench 0
 
 num='-?[0-9]+(\.[0-9]+)?'
 ns="[0-9]+ \([0-9]+ - [0-9]+\)"
+traps="($num|-)"   # KVM's exits per op: "-" where KVM keeps no statistics
 ms="[0-9]+\.[0-9] \([0-9]+\.[0-9] - [0-9]+\.[0-9]\)"
 # row NAME REGEX: the table's row for NAME matches REGEX.
 row() {
@@ -38,17 +39,17 @@ row() {
     fi
 }
 for name in $micro; do
-    row "$name" "^[a-z0-9_]+ +$ns +$ns +${num}x +$num +$num +$num +$num\$" bench
+    row "$name" "^[a-z0-9_]+ +$ns +$ns +${num}x +$traps +$num +$num +$num +$num\$" bench
 done
-row sharith "^sharith +$ms +$ms +${num}x +$num +$num +$num +$num\$" bench
-row boot "^boot +- +$ms +- +- +- +- +-\$" bench
+row sharith "^sharith +$ms +$ms +${num}x +$traps +$num +$num +$num +$num\$" bench
+row boot "^boot +- +$ms +- +- +- +- +- +-\$" bench
 mbs="[0-9]+\.[0-9] \([0-9]+\.[0-9] - [0-9]+\.[0-9]\)"
-row diskseqwrite "^diskseqwrite +$mbs +$mbs +${num}x +$num +$num +$num +$num\$" bench
-row diskseqread "^diskseqread +$mbs +$mbs +${num}x +$num +$num +$num +$num\$" bench
-row diskrand "^diskrand +$ns +$ns +${num}x +$num +$num +$num +$num\$" bench
-row nettx "^nettx +$mbs +$mbs +${num}x +$num +$num +$num +$num\$" bench
-row netrx "^netrx +$mbs +$mbs +${num}x +$num +$num +$num +$num\$" bench
-row netrr "^netrr +$ns +$ns +${num}x +$num +$num +$num +$num\$" bench
+row diskseqwrite "^diskseqwrite +$mbs +$mbs +${num}x +$traps +$num +$num +$num +$num\$" bench
+row diskseqread "^diskseqread +$mbs +$mbs +${num}x +$traps +$num +$num +$num +$num\$" bench
+row diskrand "^diskrand +$ns +$ns +${num}x +$traps +$num +$num +$num +$num\$" bench
+row nettx "^nettx +$mbs +$mbs +${num}x +$traps +$num +$num +$num +$num\$" bench
+row netrx "^netrx +$mbs +$mbs +${num}x +$traps +$num +$num +$num +$num\$" bench
+row netrr "^netrr +$ns +$ns +${num}x +$traps +$num +$num +$num +$num\$" bench
 if grep -Eq "^net: native = TCP over loopback.* port [0-9]+ forwarded to the guest's 5201" \
         "$TMP/bench.out"; then
     pass bench/net_note
@@ -117,7 +118,7 @@ fi
 # beside NAME VALUE RUN: RUN's row for NAME has three figures (native,
 # guest and another machine's), guest/native and guest/other, the counts.
 beside() {
-    row "$1" "^$1 +$2 +$2 +$2 +${num}x +${num}x +$num +$num +$num +$num\$" "$3"
+    row "$1" "^$1 +$2 +$2 +$2 +${num}x +${num}x +$traps +$num +$num +$num +$num\$" "$3"
 }
 # machine RUN ARGS...: perch bench --quick ARGS (another machine's column
 # among them) into $TMP/RUN.out and $TMP/RUN/; its status, and its boot
@@ -129,7 +130,7 @@ machine() {
         >"$TMP/$run.out" 2>"$TMP/$run.err" </dev/null
     status=$?
     expect_status "$run" 0
-    row boot "^boot +- +$ms +$ms +- +${num}x +- +- +- +-\$" "$run"
+    row boot "^boot +- +$ms +$ms +- +${num}x +- +- +- +- +-\$" "$run"
 }
 
 # Under QEMU TCG too: three time columns, guest/TCG, and TCG's boot.
@@ -163,7 +164,7 @@ if command -v linux.uml >/dev/null; then
     beside syscall "$ns" uml
     beside pipe "$ns" uml
     beside diskrand "$ns" uml
-    row netrr "^netrr +$ns +$ns +- +${num}x +- +$num +$num +$num +$num\$" uml
+    row netrr "^netrr +$ns +$ns +- +${num}x +- +$traps +$num +$num +$num +$num\$" uml
     if grep -Eq '^benchmark +native +guest +UML +guest/nat +guest/UML ' "$TMP/uml.out" &&
        [ "$(grep -c '^note: UML has no SMP: it ran on one CPU, the guest on 2 vCPUs$' "$TMP/uml.out")" -eq 1 ] &&
        grep -q '^cpus: guest 2 vCPUs, UML 1 CPU;' "$TMP/uml.out" &&
