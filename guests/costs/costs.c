@@ -5,6 +5,10 @@
  *
  *   null hypercall       xen_version(XENVER_version): syscall to the Host
  *                        at CPL3 and back with a jmp, no ring 0
+ *   direct hypercall     the same through Linux's own xen_hypercall_pv
+ *                        (linux_calls.S), which perch patches into a jump
+ *                        to the Host: no trap at all (--trap-hypercalls:
+ *                        the syscall again)
  *   switcher round trip  perch_op: one ring-0 visit through the RESUME gate
  *   launcher round trip  perch_op: one exit to the Launcher and back
  *   probe_*              perch_op: one ring-0 visit by a probe road
@@ -25,6 +29,20 @@ const char guest_name[] = "costs";
 static long op_null(void)
 {
     return hc_xen_version(XENVER_version, NULL) > 0 ? 0 : -1;
+}
+
+/* As Linux calls it: the number in rax, the arguments in rdi, rsi. */
+static long op_direct_null(void)
+{
+    register unsigned long cmd asm("rdi") = XENVER_version;
+    register unsigned long arg asm("rsi") = 0;
+    long rc;
+
+    asm volatile("call xen_hypercall_pv"
+                 : "=a"(rc), "+r"(cmd), "+r"(arg)
+                 : "a"((unsigned long)HYPERVISOR_xen_version)
+                 : "rcx", "rdx", "r8", "r10", "r11", "memory");
+    return rc > 0 ? 0 : -1;
 }
 
 static long op_switcher(void)
@@ -60,6 +78,7 @@ void guest_main(const struct start_info *si)
 {
     (void)si;
     measure("null_hypercall", op_null, 20000);
+    measure("direct_hypercall", op_direct_null, 20000);
     measure("switcher_roundtrip", op_switcher, 500);
     measure("launcher_roundtrip", op_launcher, 100);
     measure("probe_iretq", op_probe_iretq, 500);

@@ -189,11 +189,11 @@ void cli_print_help(void)
 "the same: \"\\033]perch-exit;N\\007\" (N 0-255) on its console, then\n"
 "poweroff, makes perch exit with N.\n"
 "For 4 and 5 the one line says where, after the guest's last output: the\n"
-"rip (of a hypercall: where it returns) and, for a Linux kernel, its\n"
-"symbol and up to 8 kernel-text return addresses found on the guest\n"
-"kernel's stack, named from the kernel's own kallsyms (or a System.map\n"
-"beside KERNEL), e.g. \"perch: guest crashed (SHUTDOWN_crash) at rip\n"
-"0xffffffff81a043a5 (xen_hypercall_pv+0x5); stack: xen_reboot+0x60\n"
+"rip (of a hypercall: where it returns) and, for a kernel with symbols,\n"
+"its symbol and up to 8 kernel-text return addresses found on the guest\n"
+"kernel's stack, named from the kernel's own kallsyms (else its ELF symbol\n"
+"table, else a System.map beside KERNEL), e.g. \"perch: guest crashed\n"
+"(SHUTDOWN_crash) at rip 0xffffffff81a043a5 (xen_reboot+0x60); stack:\n"
 "panic+0x286 ...\".\n",
         DEFAULT_MEM_MIB, MAX_MEM_MIB, MAX_CPUS, MAX_DISKS);
 }

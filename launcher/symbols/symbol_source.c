@@ -1,10 +1,12 @@
-/* The kernel image's kallsyms, else a System.map beside the kernel file (symbol_source.h). */
+/* The kernel image's kallsyms, else its ELF symbol table, else a System.map
+ * beside the kernel file (symbol_source.h). */
 #include "symbol_source.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "../base/file.h"
+#include "elf_symtab.h"
 #include "kallsyms.h"
 
 unsigned symbol_source_map_paths(const char *kernel_path,
@@ -54,6 +56,11 @@ bool symbol_source_load(struct kernel_symbols *s, const uint8_t *elf,
 
     kernel_symbols_init(s);
     if (!kallsyms_load(elf, size, s, &e) && s->n) {
+        kernel_symbols_sort(s);
+        return true;
+    }
+    kernel_symbols_release(s);
+    if (!elf_symtab_load(elf, size, s, &e) && s->n) {
         kernel_symbols_sort(s);
         return true;
     }

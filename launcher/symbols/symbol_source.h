@@ -1,8 +1,9 @@
 /*
  * Which symbols name a crash's addresses. First the kernel image's own
  * kallsyms tables (kallsyms.h): they are the booted kernel's by
- * construction, and Debian's kernel has them. Else, for a kernel without
- * them, a System.map beside the KERNEL file: DIR/System.map-VERSION when
+ * construction, and Debian's kernel has them. Else the ELF's own symbol
+ * table, which an unstripped vmlinux or a test guest carries (the same
+ * build by construction too). Else a System.map beside the KERNEL file: DIR/System.map-VERSION when
  * the file is DIR/vmlinuz-VERSION or DIR/vmlinux-VERSION (as /boot names
  * them), then DIR/System.map (as a kernel build tree has it). A map is
  * used only if its startup_xen is the kernel's Xen entry point: the same

@@ -3,13 +3,15 @@
  * (launcher/symbols/kallsyms.c) on any bytes, the System.map parser
  * (launcher/symbols/kernel_symbols.c) on any text, and the crash line
  * (launcher/symbols/crash_line.c) made from either with stack words from the
- * input. The first byte picks the mode; a third mode builds kallsyms
+ * input, and an ELF's symbol table (launcher/symbols/elf_symtab.c) on any
+ * bytes. The first byte picks the mode; a third mode builds kallsyms
  * tables from the input's names and addresses (tests/unit/kallsyms_image.c)
  * and checks that every text symbol reads back at its address.
  */
 #include "fuzz.h"
 
 #include "../../launcher/symbols/crash_line.h"
+#include "../../launcher/symbols/elf_symtab.h"
 #include "../../launcher/symbols/kallsyms.h"
 #include "../unit/kallsyms_image.h"
 
@@ -74,6 +76,22 @@ static void raw_kallsyms(const uint8_t *data, size_t size)
     } else {
         FUZZ_ASSERT(fuzz_one_line(e.msg));
         FUZZ_ASSERT(s.n == 0);
+    }
+    kernel_symbols_release(&s);
+}
+
+static void raw_elf(const uint8_t *data, size_t size)
+{
+    struct kernel_symbols s;
+    struct error e = { "" };
+
+    kernel_symbols_init(&s);
+    if (elf_symtab_load(data, size, &s, &e) == 0) {
+        kernel_symbols_sort(&s);
+        check_table(&s);
+        check_lookups(&s);
+    } else {
+        FUZZ_ASSERT(fuzz_one_line(e.msg));
     }
     kernel_symbols_release(&s);
 }
@@ -149,12 +167,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
         return 0;
-    switch (data[0] % 3) {
+    switch (data[0] % 4) {
     case 0:
         raw_kallsyms(data + 1, size - 1);
         break;
     case 1:
         system_map(data + 1, size - 1);
+        break;
+    case 3:
+        raw_elf(data + 1, size - 1);
         break;
     default:
         round_trip(data + 1, size - 1);

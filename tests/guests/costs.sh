@@ -1,6 +1,8 @@
-# The costs guest times a null hypercall, a Switcher round trip, a
-# Launcher round trip and the Switcher's probe roads; here we check what
-# must hold exactly: a null hypercall stays out of ring 0, each Switcher
+# The costs guest times a null hypercall (by `syscall`, and by a call to
+# its copy of Linux's xen_hypercall_pv, which perch patches into a direct
+# jump), a Switcher round trip, a Launcher round trip and the Switcher's
+# probe roads; here we check what must hold exactly: a null hypercall
+# stays out of ring 0, the patched one is direct each time, each Switcher
 # round trip or probe is one ring-0 visit, each Launcher round trip one
 # exit (counted by --stats).
 . tests/lib.sh
@@ -24,7 +26,18 @@ done
 resumes=$(( $(ops switcher_roundtrip) + probes ))
 check_equal costs/one_visit_per_switcher_roundtrip "$(stat 'service: resume')" "$resumes"
 check_equal costs/one_exit_per_launcher_roundtrip "$(stat 'perch_op launcher round trip')" "$(ops launcher_roundtrip)"
-check_equal costs/null_hypercalls_counted "$(stat xen_version)" "$(ops null_hypercall)"
+check_equal costs/null_hypercalls_counted "$(stat xen_version)" \
+    "$(( $(ops null_hypercall) + $(ops direct_hypercall) ))"
+direct=$(sed -n 's/^ *of them direct, no trap *\([0-9]*\)  (\(.*\))$/\1 \2/p' "$TMP/costs.err")
+check_equal costs/linux_hypercall_is_direct "$direct" \
+    "$(ops direct_hypercall) xen_hypercall_pv and xen_iret jump to the Host"
+
+# --trap-hypercalls leaves Linux's bytes alone: the same call is a syscall.
+perch_run costs_trap run --stats --trap-hypercalls "$GUESTS/costs.elf"
+expect_status costs_trap 0
+check_equal costs/trap_hypercalls_none_direct \
+    "$(sed -n 's/^ *of them direct, no trap *\([0-9]*\)  (\(.*\))$/\1 \2/p' "$TMP/costs_trap.err")" \
+    "0 --trap-hypercalls"
 # Visits: the round trips plus one exit per Launcher round trip and the
 # shutdown; nothing else may have entered ring 0.
 want=$(( resumes + $(ops launcher_roundtrip) + 1 ))

@@ -19,8 +19,9 @@ check_trap() {
     rip=$(sed -n 's/^traps: taking .* at rip \([0-9a-f]*\)$/\1/p' "$TMP/$run.out")
     want=$(printf '%x' $((0x${rip:-0} + offset)))
     expect_line "$run" err "\\(vector $vector\\) at rip $want, error $error,"
-    # The crash line's own place: the same rip, no symbols in a test guest.
-    expect_line "$run" err "; no handler; guest at rip 0x$want\$"
+    # The crash line's own place: the same rip, named from the guest ELF's
+    # own symbol table, and the return addresses on its stack.
+    expect_line "$run" err "; no handler; guest at rip 0x$want \\([a-z_]+\\+0x[0-9a-f]+\\); stack: .*_start\\+0x[0-9a-f]+\$"
     expect_line "$run" err "^ +vector $vector +1$"
     # The exit that reports the stop is the one other visit.
     expect_line "$run" err "^ +total +$((visits + 1))$"
