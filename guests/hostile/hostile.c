@@ -18,6 +18,7 @@
  */
 #include "../../abi/xen/physdev.h"
 #include "rt.h"
+#include "events.h"
 #include "../../abi/layout.h"
 
 const char guest_name[] = "hostile";
@@ -31,6 +32,10 @@ extern uint64_t ring0_cs, ring0_cr0;
 static const struct host_image_header *const header =
     (const struct host_image_header *)HOST_IMAGE_VA;
 static volatile struct perch_shared *sh;
+static const struct start_info *start;
+
+/* Linux's own entry functions (guests/rt/linux_calls.S), patched by perch. */
+extern char xen_hypercall_pv[], xen_iret[];
 
 static void call_exit_gate(void)
 {
@@ -619,6 +624,90 @@ static void attack_out_iopl(const char *name)
     test_pass(name);
 }
 
+/* ---- The direct entry (host/env/entry.S host_direct_entry) ---------------- */
+
+/* The pointer perch wrote at xen_iret + 8, to jump there as Linux would. */
+static uint64_t direct_entry(void)
+{
+    return *(volatile uint64_t *)(xen_iret + 8);
+}
+
+/* Into the entry with an rsp nothing maps: it cannot keep rax and rcx
+ * there, and the guest is stopped naming the rsp. */
+static void attack_direct_bad_rsp(const char *name)
+{
+    printk("hostile: direct entry %#lx\n", (unsigned long)direct_entry());
+    wait_drained();
+    __asm__ volatile("mov $0xdead000, %%rsp; jmp *%0"
+                     :: "r"(direct_entry()) : "memory");
+    survived(name);
+}
+
+/* A Linux hypercall through the patched xen_hypercall_pv, with every
+ * register the entry must keep set to a known value and checked after. */
+static bool direct_xen_version(long want)
+{
+    register uint64_t cmd asm("rdi") = XENVER_version, arg asm("rsi") = 0;
+    register uint64_t rcx asm("rcx") = 0x1c, r9 asm("r9") = 0x19, r11 asm("r11") = 0x11;
+    register uint64_t r12 asm("r12") = 0x12, r13 asm("r13") = 0x13, r14 asm("r14") = 0x14;
+    register uint64_t r15 asm("r15") = 0x15;
+    long rc;
+
+    __asm__ volatile("call xen_hypercall_pv"
+                     : "=a"(rc), "+r"(cmd), "+r"(arg), "+r"(rcx), "+r"(r9), "+r"(r11),
+                       "+r"(r12), "+r"(r13), "+r"(r14), "+r"(r15)
+                     : "a"((unsigned long)HYPERVISOR_xen_version)
+                     : "rdx", "r8", "r10", "memory");
+    return rc == want && rcx == 0x1c && r9 == 0x19 && r11 == 0x11 && r12 == 0x12 &&
+           r13 == 0x13 && r14 == 0x14 && r15 == 0x15;
+}
+
+/* Timer interrupts landing anywhere in a loop of direct hypercalls, the
+ * Host's entry among those places: every call answers right and keeps
+ * the registers, and every timer armed fires (no event lost). */
+#define STORM_ROUNDS 2000
+#define STORM_CALLS  1000
+static bool timer_fired(void *arg)
+{
+    (void)arg;
+    return rt_event_take(rt_timer_port());
+}
+
+static void attack_direct_storm(const char *name)
+{
+    long want = hc_xen_version(XENVER_version, NULL);
+    unsigned wrong = 0, fired = 0;
+
+    if (!rt_events_init(start))
+        return;
+    for (unsigned r = 0; r < STORM_ROUNDS; r++) {
+        hypercall1(HYPERVISOR_set_timer_op, rt_now_ns() + 5000 + (r % 13) * 1000);
+        for (unsigned i = 0; i < STORM_CALLS; i++)
+            wrong += !direct_xen_version(want);
+        if (rt_wait(timer_fired, NULL, 1000))
+            fired++;
+    }
+    printk("hostile: direct_storm: %u of %u timers fired, %u wrong calls\n", fired,
+           STORM_ROUNDS, wrong);
+    if (check_eq("direct_storm_wrong_calls", wrong, 0) &&
+        check_eq("direct_storm_timers_fired", fired, STORM_ROUNDS))
+        test_pass(name);
+}
+
+/* The kernel puts its own bytes back (a text rewrite after the patch):
+ * xen_hypercall_pv is a `syscall` again, and served as one. */
+static void attack_direct_rewritten(const char *name)
+{
+    static const uint8_t linux_bytes[] = { 0x51, 0x41, 0x53, 0x0f, 0x05, 0x41, 0x5b, 0x59 };
+    long want = hc_xen_version(XENVER_version, NULL);
+
+    if (!check_eq("direct_rewritten_was_patched", xen_hypercall_pv[0], 0x6a))
+        return;
+    overwrite((uint64_t)xen_hypercall_pv, linux_bytes, sizeof(linux_bytes));
+    if (check_eq("direct_rewritten_served", direct_xen_version(want), 1))
+        test_pass(name);
+}
+
 /* ---- Dispatch ------------------------------------------------------------ */
 
 static const struct {
@@ -672,12 +761,16 @@ static const struct {
     { "out_of_ring0", attack_out_of_ring0 },
     { "out_exit_port", attack_out_exit_port },
     { "out_iopl", attack_out_iopl },
+    { "direct_bad_rsp", attack_direct_bad_rsp },
+    { "direct_storm", attack_direct_storm },
+    { "direct_rewritten", attack_direct_rewritten },
 };
 
 void guest_main(const struct start_info *si)
 {
     const char *which = cmdline_get(si, "attack");
 
+    start = si;
     sh = (volatile struct perch_shared *)header->shared_page;
     if (header->magic != HOST_IMAGE_MAGIC) {
         test_fail("header", "no Host image header at %#lx (magic %#lx)",

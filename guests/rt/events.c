@@ -102,6 +102,11 @@ uint64_t rt_now_ns(void)
     return ns;
 }
 
+uint32_t rt_timer_port(void)
+{
+    return timer_port;
+}
+
 /* A one-shot timer, then SCHEDOP_block, which turns events on; pending
  * upcalls run on return. */
 void rt_nap(uint64_t ms)

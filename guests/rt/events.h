@@ -28,6 +28,9 @@ long rt_evtchn_unmask(uint32_t port);
 /* A port for `remote` to bind (EVTCHNOP_alloc_unbound, dom DOMID_SELF). */
 long rt_evtchn_alloc_unbound(domid_t remote, uint32_t *port);
 
+/* The port VIRQ_TIMER is bound to (by rt_events_init). */
+uint32_t rt_timer_port(void);
+
 /* True (and cleared) if `port` fired since the last look. */
 bool rt_event_take(uint32_t port);
 
