@@ -16,6 +16,7 @@
 #include "cpuid.h"
 #include "msr.h"
 #include "cpu_seen.h"
+#include "noop_patch.h"
 
 #define VECTOR_UD 6
 
@@ -151,11 +152,16 @@ static enum emul_result emulate_wrmsr(struct cpu_regs *regs, const struct fetche
  * VMASST architectural_iopl) and may do I/O if the IOPL set with
  * PHYSDEVOP_set_iopl is at least that.
  */
-static bool iopl_ok(void)
+bool emulate_iopl_allows(const struct vcpu *v)
 {
     unsigned cpl = (vm_assist_enabled & (1ull << VMASST_TYPE_architectural_iopl)) ? 0 : 1;
 
-    return cpl <= current->iopl;
+    return cpl <= v->iopl;
+}
+
+static bool iopl_ok(void)
+{
+    return emulate_iopl_allows(current);
 }
 
 /* Or the guest's I/O bitmap (PHYSDEVOP_set_iobitmap) allows the ports:
@@ -313,7 +319,10 @@ static enum emul_result emulate_gp(struct cpu_regs *regs, struct fetched *f)
     case 0xec: case 0xed: case 0xee: case 0xef:
         return emulate_io(regs, f);
     case 0xfa: case 0xfb:
-        return iopl_ok() ? step(regs, f) : EMUL_INJECT_GP;
+        if (!iopl_ok())
+            return EMUL_INJECT_GP;
+        noop_patch_emulated(f->rip, f->in.opcode);
+        return step(regs, f);
     default:
         return EMUL_INJECT_GP;
     }

@@ -8,6 +8,7 @@
  */
 #include "../events/backend.h"
 #include "../cpu/direct_calls.h"
+#include "../cpu/noop_patch.h"
 #include "../cpu/emulate.h"
 #include "../core/entry.h"
 #include "../core/env.h"
@@ -82,6 +83,7 @@ _Noreturn void host_boot(struct cpu_regs *regs)
     if (mm_boot())
         host_fatal("the builder's page tables break the PV rules");
     direct_calls_install(env_direct_entry(), gdb_enabled);
+    noop_patch_init(gdb_enabled);
     env_interrupts_init();
     __builtin_memset(regs, 0, sizeof(*regs));
     regs->rip = b->guest_rip;

@@ -18,6 +18,7 @@
  */
 #include "../../abi/xen/physdev.h"
 #include "../core/host.h"
+#include "../cpu/noop_patch.h"
 #include "physdev.h"
 #include "../core/vcpu.h"
 
@@ -35,6 +36,7 @@ static long set_iopl(uint64_t arg)
     if (iopl > 3)
         return -XEN_EINVAL;
     current->iopl = iopl;
+    noop_patch_recheck();
     return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "callbacks.h"
 #include "../cpu/descriptors.h"
+#include "../cpu/noop_patch.h"
 #include "../core/host_lock.h"
 #include "../mm/mm.h"
 
@@ -89,6 +90,7 @@ long vcpu_context_load(struct vcpu *v, uint64_t arg)
     v->iopl = (uint32_t)(c->user_regs.rflags >> 12) & 3;   /* Xen's virtual IOPL */
     take_registers(&v->start, &c->user_regs);
     v->state = VCPU_DOWN;
+    noop_patch_recheck();
     return 0;
 }
 

@@ -7,6 +7,7 @@
  */
 #include "../core/host.h"
 #include "../core/vcpu.h"
+#include "../cpu/noop_patch.h"
 
 /*
  * The types Xen accepts from a 64-bit PV guest: the 32-bit ones too (they
@@ -36,6 +37,7 @@ long do_vm_assist(uint64_t cmd, uint64_t type, uint64_t a3, uint64_t a4, uint64_
         return 0;
     case VMASST_CMD_disable:
         vm_assist_enabled &= ~(1ull << t);
+        noop_patch_recheck();
         return 0;
     default:
         return -XEN_ENOSYS;

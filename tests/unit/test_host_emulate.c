@@ -12,6 +12,7 @@
 #include "../../host/cpu/emulate.h"
 #include "../../host/core/vcpu.h"
 #include "../../host/cpu/cpuid.h"
+#include "../../host/cpu/noop_patch.h"
 
 #define FRAMES    64
 #define CODE_VA   0xffffffff81000000ull
@@ -537,6 +538,71 @@ static void wbinvd_cli_sti(void)
     CHECK(run(13) == EMUL_INJECT_GP && untouched());
 }
 
+/* The byte at CODE_VA + off, as the guest's memory holds it now. */
+static uint8_t code_byte(uint64_t off)
+{
+    return ((uint8_t *)host_env_frame(CODE_MFN))[off];
+}
+
+/* CODE_VA's page is the guest kernel's text, in a frame the guest owns. */
+static void code_is_kernel_text(void)
+{
+    perch_shared.boot.guest_mfn_base = 0;
+    perch_shared.boot.guest_nr_pages = FRAMES;
+    perch_shared.boot.kernel_text_start = CODE_VA;
+    perch_shared.boot.kernel_text_end = CODE_VA + 0x100;
+}
+
+/* In the kernel's text, an emulated cli or sti becomes a nop, once. */
+static void cli_and_sti_become_nops(void)
+{
+    setup();
+    noop_patch_init(false);
+    code_is_kernel_text();
+    CODE(0, "\xfa\xfb");
+    CHECK(run(13) == EMUL_DONE && regs.rip == CODE_VA + 1);
+    CHECK(code_byte(0) == 0x90 && code_byte(1) == 0xfb && noop_patch_sites() == 1);
+    CHECK(run(13) == EMUL_DONE && code_byte(1) == 0x90 && noop_patch_sites() == 2);
+    CODE(0x100, "\xfa");                       /* past the text: emulated only */
+    CHECK(run(13) == EMUL_DONE && code_byte(0x100) == 0xfa && noop_patch_sites() == 2);
+    noop_patch_recheck();                      /* nothing changed: kept */
+    CHECK(code_byte(0) == 0x90 && noop_patch_sites() == 2);
+}
+
+/* The bytes come back when a vCPU's privilege would make them trap; a
+ * byte the guest has changed since is its own. */
+static void nops_come_back_when_iopl_drops(void)
+{
+    setup();
+    noop_patch_init(false);
+    code_is_kernel_text();
+    CODE(0, "\xfa\xfb");
+    CHECK(run(13) == EMUL_DONE);
+    regs.rip = CODE_VA + 1;
+    CHECK(run(13) == EMUL_DONE && code_byte(0) == 0x90 && code_byte(1) == 0x90);
+    ((uint8_t *)host_env_frame(CODE_MFN))[1] = 0xcc;   /* the guest's own write */
+    current->iopl = 0;
+    noop_patch_recheck();
+    CHECK(code_byte(0) == 0xfa && code_byte(1) == 0xcc && noop_patch_sites() == 0);
+    regs.rip = CODE_VA;
+    CHECK(run(13) == EMUL_INJECT_GP && untouched());
+}
+
+/* Not under gdb, nor with --no-insn-patching: the kernel's bytes stay. */
+static void no_nops_for_gdb_or_the_switch(void)
+{
+    setup();
+    code_is_kernel_text();
+    noop_patch_init(true);
+    CODE(0, "\xfa");
+    CHECK(run(13) == EMUL_DONE && code_byte(0) == 0xfa && noop_patch_sites() == 0);
+    noop_patch_init(false);
+    optimizations_off = PERCH_OPT_INSN_PATCHING;
+    regs.rip = CODE_VA;
+    CHECK(run(13) == EMUL_DONE && code_byte(0) == 0xfa && noop_patch_sites() == 0);
+    optimizations_off = 0;
+}
+
 static void unknown_instructions_are_gp(void)
 {
     setup();
@@ -596,6 +662,9 @@ int main(void)
     RUN(xsetbv_among_offered);
     RUN(xsetbv_avx512);
     RUN(wbinvd_cli_sti);
+    RUN(cli_and_sti_become_nops);
+    RUN(nops_come_back_when_iopl_drops);
+    RUN(no_nops_for_gdb_or_the_switch);
     RUN(unknown_instructions_are_gp);
     RUN(reset_restores_boot_state);
     return check_exit_status();
