@@ -60,7 +60,7 @@ ASAN_BINS  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit-asan/%)
 UNIT_HELPERS := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 SAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all run test unit clean tour
+.PHONY: all run test unit clean tour install uninstall
 all: $(BUILD)/perch $(GUESTS)
 
 # The main job: boot the default guest, Debian's cloud kernel, to a shell
@@ -77,6 +77,29 @@ run:
 	$(BUILD)/perch run
 run-build: all
 	@:
+
+# Installed like a tool: the binary (it carries its Host, Switcher,
+# initramfs and perchbench; the guest kernel it fetches into the user's
+# cache), perch(1) made from its own --help (tools/manpage.sh), and bash
+# completion that reads the installed perch's --help. PREFIX and DESTDIR
+# as usual: `make install PREFIX=$HOME/.local`, or DESTDIR=... for a package.
+PREFIX  ?= /usr/local
+BINDIR  := $(PREFIX)/bin
+MAN1DIR := $(PREFIX)/share/man/man1
+COMPDIR := $(PREFIX)/share/bash-completion/completions
+$(BUILD)/perch.1: $(BUILD)/perch tools/manpage.sh
+	tools/manpage.sh $(BUILD)/perch >$@.tmp && mv $@.tmp $@
+install:
+	@tools/install-deps.sh run
+	@$(MAKE) --no-print-directory install-files
+.PHONY: install-files
+install-files: $(BUILD)/perch $(BUILD)/perch.1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(COMPDIR)
+	install -m 755 $(BUILD)/perch $(DESTDIR)$(BINDIR)/perch
+	install -m 644 $(BUILD)/perch.1 $(DESTDIR)$(MAN1DIR)/perch.1
+	install -m 644 tools/perch.bash-completion $(DESTDIR)$(COMPDIR)/perch
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/perch $(DESTDIR)$(MAN1DIR)/perch.1 $(DESTDIR)$(COMPDIR)/perch
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -35,7 +35,8 @@ void cli_print_help(void)
 "  -- CMD [ARGS...]       run CMD in the guest instead of a shell (PATH is\n"
 "                         /bin:/sbin:/usr/bin:/usr/sbin) and exit with its\n"
 "                         status; everything after -- belongs to CMD\n"
-"  -m, --mem MIB          guest memory in MiB (default %d, at most %d)\n"
+"  -m, --mem SIZE         guest memory: MiB, or as QEMU's -m with M or G\n"
+"                         (512M, 2G, 1.5G); default %d, at most %d MiB\n"
 "  --cpus N, -smp N       guest vCPUs, each on its own host thread (1 to %d,\n"
 "                         default 1; -smp, or --smp, is QEMU's spelling).\n"
 "                         More vCPUs than the host's cores is allowed: they\n"
@@ -200,21 +201,50 @@ void cli_print_help(void)
         DEFAULT_MEM_MIB, MAX_MEM_MIB, MAX_CPUS, MAX_DISKS);
 }
 
+/* Digits into *v, stopping past `limit`; returns where they end. */
+static const char *digits(const char *p, uint64_t limit, uint64_t *v, unsigned *count)
+{
+    for (*v = 0, *count = 0; *p >= '0' && *p <= '9'; p++, (*count)++)
+        if (*v <= limit)
+            *v = *v * 10 + (uint64_t)(*p - '0');
+    return p;
+}
+
+/*
+ * QEMU's -m: a number of MiB, or a size with M or G (either case), a
+ * fraction allowed where the size is still a whole number of MiB (1.5G,
+ * not 1.0001G).
+ */
 static int parse_mem(const char *s, uint64_t *mib, struct error *e)
 {
-    uint64_t v = 0;
+    uint64_t whole, frac = 0, scale = 1, ten = 1, v;
+    unsigned nwhole, nfrac = 0;
+    bool dot, unit = true;
+    const char *p = digits(s, MAX_MEM_MIB, &whole, &nwhole);
 
     if (!*s)
         return fail(e, "--mem needs a number of MiB");
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return fail(e, "--mem '%s' is not a number of MiB", s);
-        v = v * 10 + (*p - '0');
-        if (v > MAX_MEM_MIB)
-            return fail(e, "--mem %s is too large (at most %d MiB)", s, MAX_MEM_MIB);
-    }
+    dot = *p == '.';
+    if (dot)
+        p = digits(p + 1, UINT64_MAX / 100, &frac, &nfrac);
+    if (*p == 'G' || *p == 'g')
+        scale = 1024;
+    else if (*p != 'M' && *p != 'm')
+        unit = false;
+    p += unit;
+    /* a fraction only of a size with its unit, as 1.5G */
+    if (!nwhole || *p || (dot && (!nfrac || nfrac > 9 || !unit)))
+        return fail(e, "--mem '%s' is not a number of MiB or a size like 512M, 2G or 1.5G", s);
+    for (unsigned i = 0; i < nfrac; i++)
+        ten *= 10;
+    if (frac * scale % ten)
+        return fail(e, "--mem %s is not a whole number of MiB", s);
+    v = whole > MAX_MEM_MIB ? UINT64_MAX : whole * scale + frac * scale / ten;
     if (v == 0)
         return fail(e, "--mem must be at least 1 MiB");
+    if (v > MAX_MEM_MIB)
+        return fail(e, "--mem %s is too large (at most %d MiB: perch does not yet give "
+                       "a guest more)", s, MAX_MEM_MIB);
     *mib = v;
     return 0;
 }

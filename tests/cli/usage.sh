@@ -112,6 +112,13 @@ for big in 65537 999999999999 99999999999999999999999999; do
     expect_error "mem_too_large_$big" 2 "--mem.*too large"
 done
 
+# QEMU's -m spellings: a fraction must still be whole MiB; above the
+# limit, the limit is named.
+perch_run mem_not_whole_mib run -m 1.0001G "$HELLO"
+expect_error mem_not_whole_mib 2 "--mem 1.0001G is not a whole number of MiB"
+perch_run mem_8g run -m 8G "$HELLO"
+expect_error mem_8g 2 "--mem 8G is too large \(at most 3584 MiB"
+
 perch_run mem_missing_value run "$HELLO" --mem
 expect_error mem_missing_value 2 "--mem.*needs a value"
 

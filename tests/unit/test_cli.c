@@ -1,5 +1,6 @@
 /*
- * Unit tests of perch run's --cpus N and QEMU's spelling -smp N
+ * Unit tests of perch run's --cpus N and QEMU's spelling -smp N, and of
+ * --mem as QEMU's -m spells sizes (512M, 2G, 1.5G)
  * (launcher/run/cli.c): the count lands in struct options (1 by default),
  * wherever the option stands, and a -smp that is another option's value is
  * left as the user wrote it. tests/cli/usage.sh checks the messages.
@@ -52,6 +53,29 @@ static void smp_is_cpus(void)
     CHECK(o.cpus == 2);
 }
 
+/* QEMU's -m spellings: MiB, or M or G with a fraction that stays whole. */
+static void mem_as_qemu_spells_it(void)
+{
+    static const struct { const char *arg; uint64_t mib; } good[] = {
+        { "256", 256 }, { "512M", 512 }, { "512m", 512 }, { "2G", 2048 },
+        { "1.5G", 1536 }, { "1.5g", 1536 }, { "3.5G", 3584 }, { "0.25G", 256 },
+        { "3584M", 3584 }, { "1.0M", 1 },
+    };
+    static const char *const bad[] = {
+        "0", "0M", "-1", "1.5", "1.0001G", "1.25M", "2.G", ".5G", "8G", "4G",
+        "3585", "99999999", "1G5", "1.5GB", "12x", "",
+    };
+
+    for (unsigned i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        CHECK(PARSE("-m", (char *)good[i].arg, "k.elf") == 0);
+        CHECK(o.mem_mib == good[i].mib);
+    }
+    for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        CHECK(PARSE("-m", (char *)bad[i], "k.elf") == -1);
+        CHECK(strstr(e.msg, "--mem") != NULL);
+    }
+}
+
 /* A -smp where a value is due is the value; the next -smp is the option. */
 static void smp_as_a_value_stays(void)
 {
@@ -98,6 +122,7 @@ int main(void)
     RUN(one_vcpu_by_default);
     RUN(cpus_is_stored);
     RUN(smp_is_cpus);
+    RUN(mem_as_qemu_spells_it);
     RUN(smp_as_a_value_stays);
     RUN(smp_after_dashdash_is_the_commands);
     RUN(bad_counts_are_refused);
