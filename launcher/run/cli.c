@@ -71,7 +71,7 @@ void cli_print_help(void)
 "                         perch cpu record, on another machine): its vendor,\n"
 "                         family, model, caches and MSR answers, with each\n"
 "                         feature only where this CPU has it too; see\n"
-"                         tests/cpus/ and README.md, \"CPUs\"\n"
+"                         tests/cpus/ and docs/usage.md, \"CPUs\"\n"
 "  --strict               apply Xen's page-type and reference-count rules to\n"
 "                         the guest's page tables and return Xen's errors\n"
 "                         (slower; for catching guest bugs)\n"
@@ -124,7 +124,7 @@ void cli_print_help(void)
 "                         own page tables), sets breakpoints (Z0), steps\n"
 "                         and continues; Ctrl-C stops it again, detach lets\n"
 "                         it run on, kill ends perch (status 130). See\n"
-"                         README.md, \"gdb\"\n"
+"                         docs/usage.md, \"gdb\"\n"
 "  --gdb-wait             with --gdb: hold the guest at its first instruction\n"
 "                         (the kernel's entry) until gdb lets it go on\n"
 "  --stats                when the guest ends, print to stderr hypercalls by\n"
@@ -196,7 +196,7 @@ void cli_print_help(void)
 "its symbol and up to 8 kernel-text return addresses found on the guest\n"
 "kernel's stack, named from the kernel's own kallsyms (else its ELF symbol\n"
 "table, else a System.map beside KERNEL), e.g. \"perch: guest crashed\n"
-"(SHUTDOWN_crash) at rip 0xffffffff81a043a5 (xen_reboot+0x60); stack:\n"
+"(SHUTDOWN_crash) at rip 0xffffffff8101ca70 (xen_reboot+0x60); stack:\n"
 "panic+0x286 ...\".\n",
         DEFAULT_MEM_MIB, MAX_MEM_MIB, MAX_CPUS, MAX_DISKS);
 }
