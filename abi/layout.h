@@ -615,11 +615,20 @@ struct perch_shared {
         uint64_t connect;        /* to connect: Launcher sets, Host takes */
         uint32_t port[PERCH_LINES];       /* Launcher: the port to connect */
         uint32_t connected[PERCH_LINES];  /* Host: the port taken, 0: refused */
+        /* The device thread sets it before its last look at notified
+         * ahead of a sleep; the Host rings the device doorbell (an exit)
+         * only when it finds it set, clearing it. */
+        uint32_t devices_asleep;
     } lines;
 
-    /* Console output: the Host produces, the Launcher consumes. */
+    /* Console output: the Host produces, the Launcher consumes. The
+     * console thread sets console_asleep before its last look at both
+     * consoles ahead of a sleep; the Host rings the console doorbell only
+     * when it finds it set, clearing it (a doorbell is an exit). A guest
+     * that clears it only delays its own output. */
     uint32_t console_prod;
     uint32_t console_cons;
+    uint32_t console_asleep;
     uint8_t console_ring[PERCH_CONSOLE_RING_BYTES];
 
     /* --gdb (host/entry/gdb.c, launcher/gdb/). Guest-writable like the rest:

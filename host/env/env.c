@@ -14,9 +14,15 @@ void env_call_launcher(void)
     __asm__ volatile("call switcher_gate_exit" ::: "memory");
 }
 
+/* Only for a console thread that sleeps (abi/layout.h, console_asleep):
+ * one awake will look at both consoles again before it sleeps. The fence
+ * orders what was written (the ring, its index) before the look at the
+ * word, as the thread orders its word before its last look. */
 void env_ring_doorbell(void)
 {
-    *(volatile uint32_t *)(HOST_DOORBELL_VA + PERCH_CONSOLE_DOORBELL) = 1;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_exchange_n(&perch_shared.console_asleep, 0, __ATOMIC_SEQ_CST))
+        *(volatile uint32_t *)(HOST_DOORBELL_VA + PERCH_CONSOLE_DOORBELL) = 1;
 }
 
 long env_syscall_entry_offset(uint64_t rip)
@@ -115,7 +121,8 @@ uint64_t env_rdtsc(void)
 }
 
 /* The console thread has its doorbell; the device thread learns which
- * lines from lines.notified, set before its doorbell rings. */
+ * lines from lines.notified, set before its doorbell rings, which it
+ * does only for a thread that sleeps (abi/layout.h, devices_asleep). */
 void env_notify_backend(unsigned line)
 {
     if (line == PERCH_LINE_CONSOLE) {
@@ -123,7 +130,8 @@ void env_notify_backend(unsigned line)
         return;
     }
     __atomic_fetch_or(&perch_shared.lines.notified, 1ull << line, __ATOMIC_SEQ_CST);
-    *(volatile uint32_t *)(HOST_DOORBELL_VA + PERCH_DEVICE_DOORBELL) = 1;
+    if (__atomic_exchange_n(&perch_shared.lines.devices_asleep, 0, __ATOMIC_SEQ_CST))
+        *(volatile uint32_t *)(HOST_DOORBELL_VA + PERCH_DEVICE_DOORBELL) = 1;
 }
 
 /* Sleep in ring 0 until an interrupt; host/entry/trap.c resumes us. */

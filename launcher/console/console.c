@@ -299,6 +299,16 @@ static int serve(struct console *c, const struct pollfd fds[NR_FDS],
     return 0;
 }
 
+/* Say so to the Host, then look at both consoles once more: output that
+ * came before the Host could see the word is drained here, output after
+ * it rings the doorbell (host/env/env.c). An awake thread costs no
+ * doorbell, which is an exit. */
+static int about_to_sleep(struct console *c)
+{
+    __atomic_store_n(&c->cfg.shared->console_asleep, 1, __ATOMIC_SEQ_CST);
+    return console_drain(c);
+}
+
 /* The thread faces the guest's rings: confined_thread.h confines it. */
 static void console_thread(void *arg)
 {
@@ -307,8 +317,13 @@ static void console_thread(void *arg)
 
     for (;;) {
         nfds_t nfds = wait_set(c, fds);
-        int n = poll(fds, nfds, wait_ms(c));
+        int n;
 
+        if (about_to_sleep(c)) {          /* a console broke its ring */
+            stop_vcpu(c);
+            break;
+        }
+        n = poll(fds, nfds, wait_ms(c));
         if (n < 0 && errno != EINTR)
             break;
         if (n < 0)

@@ -114,6 +114,15 @@ static int serve(struct devices *d, const struct wait *w)
     return serve_store(d) || serve_store(d) ? -1 : 0;
 }
 
+/* The Host rings the device doorbell only for a thread that said it
+ * sleeps (abi/layout.h, devices_asleep): say so, then look at the lines
+ * once more; what the guest notified meanwhile is served without a sleep. */
+static bool work_waiting(struct devices *d)
+{
+    __atomic_store_n(&d->cfg.shared->lines.devices_asleep, 1, __ATOMIC_SEQ_CST);
+    return __atomic_load_n(&d->cfg.shared->lines.notified, __ATOMIC_SEQ_CST) != 0;
+}
+
 static void device_thread(void *arg)
 {
     struct devices *d = arg;
@@ -125,7 +134,7 @@ static void device_thread(void *arg)
     for (;;) {
         nfds_t nfds = fill(d, &w);
 
-        if (poll(w.fds, nfds, w.timeout_ms) < 0) {
+        if (poll(w.fds, nfds, work_waiting(d) ? 0 : w.timeout_ms) < 0) {
             if (errno == EINTR)
                 continue;
             break;

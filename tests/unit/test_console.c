@@ -197,6 +197,21 @@ static void both_rings_in_order(void)
     CHECK(console_exit_status(&con) == -1);
 }
 
+/* The thread says it sleeps before it does (the Host rings only then,
+ * clearing the word), and says so again before each next sleep. */
+static void asleep_is_said_before_each_sleep(void)
+{
+    CHECK(start(true, false) == 0);
+    CHECK(WAIT_FOR(LOAD(sh->console_asleep) == 1));
+    __atomic_store_n(&sh->console_asleep, 0, __ATOMIC_SEQ_CST);   /* the Host rang */
+    early_put("no bell\n");                  /* came before the look */
+    hvc_write("bell\r\n");
+    CHECK(collect(14));
+    CHECK(got_is("no bell\nbell\r\n"));
+    CHECK(WAIT_FOR(LOAD(sh->console_asleep) == 1));
+    CHECK(console_stop(&con) == 0);
+}
+
 /* Written before one wake-up: the early console goes first. */
 static void early_console_first_in_one_batch(void)
 {
@@ -485,6 +500,7 @@ int main(void)
 
     sigaction(SIGUSR1, &sa, NULL);
     RUN(both_rings_in_order);
+    RUN(asleep_is_said_before_each_sleep);
     RUN(early_console_first_in_one_batch);
     RUN(output_wraps_the_ring);
     RUN(exit_sequence_split_across_reads);
