@@ -426,7 +426,9 @@ struct perch_patch_site {
     uint8_t patch_len;         /* 5, 3, or 0 */
     uint8_t rewrites;          /* times restored for a writable mapping of
                                 * its page, then patched again (WAITING) */
-    uint8_t pad[4];
+    uint8_t by_call;           /* 1: `call xen_hypercall_pv` (a direct call),
+                                * 0: the `syscall` forms */
+    uint8_t pad[3];
     uint8_t original[16];      /* the instruction as the guest wrote it */
 };
 

@@ -17,6 +17,7 @@
 
 static const uint8_t call_saving_both[5] = { 0x51, 0x41, 0x53, 0x0f, 0x05 };
 static const uint8_t call_saving_rcx[3] = { 0x51, 0x0f, 0x05 };
+#define CALL_REL32 0xe8
 
 /* Host-only facts of each site: the machine address of its first byte. */
 static uint64_t site_maddr[PERCH_PATCH_SITES];
@@ -149,6 +150,21 @@ static unsigned patch_length(const struct perch_patch_site *s)
     return s->len >= 3 && insn_r11_dead_after(s->rip + s->len) ? 3 : 0;
 }
 
+/* Five bytes can be `call xen_hypercall_pv` once perch has made that a
+ * jump to the Host (direct_calls.h): the call enters the Host with no trap,
+ * every register kept. Returns whether it was written. */
+static bool write_call(const struct perch_patch_site *s, uint8_t *text)
+{
+    int64_t rel = (int64_t)(perch_shared.boot.hypercall_func - (s->rip + 5));
+    int32_t rel32 = (int32_t)rel;
+
+    if (perch_shared.stats.direct_state != PERCH_DIRECT_ACTIVE || rel != rel32)
+        return false;
+    text[0] = CALL_REL32;
+    __builtin_memcpy(text + 1, &rel32, 4);
+    return true;
+}
+
 static void try_patch(struct perch_patch_site *s)
 {
     unsigned patch_len, i = (unsigned)(s - perch_shared.stats.patch_sites);
@@ -172,7 +188,9 @@ static void try_patch(struct perch_patch_site *s)
     }
     text = text_bytes(s);
     __builtin_memcpy(s->original, text, s->len);
-    __builtin_memcpy(text, patch_len == 5 ? call_saving_both : call_saving_rcx, patch_len);
+    s->by_call = patch_len == 5 && write_call(s, text);
+    if (!s->by_call)
+        __builtin_memcpy(text, patch_len == 5 ? call_saving_both : call_saving_rcx, patch_len);
     __builtin_memset(text + patch_len, 0xcc, s->len - patch_len);
     s->patch_len = (uint8_t)patch_len;
     s->state = PERCH_PATCH_ACTIVE;
@@ -196,13 +214,27 @@ void insn_patch_trapped(uint64_t rip, unsigned len)
     try_patch(s);
 }
 
+/* regs at the patched instruction: it is done (emulated as the guest wrote
+ * it), or, when it turns out not to store to a page table, the patch is
+ * undone for good and the original runs from rip. */
+static void run_original(struct perch_patch_site *s, struct cpu_regs *regs)
+{
+    regs->rip = s->rip;
+    s->calls++;
+    if (ptwr_emulate_original(regs, s->original, s->len) == 0) {
+        perch_shared.stats.patched_stores++;
+        return;
+    }
+    undo(s, PERCH_PATCH_UNDONE_TARGET);
+}
+
 bool insn_patch_entry(struct cpu_regs *regs)
 {
     struct perch_patch_site *s = active_site(regs->rcx);
     unsigned words;
     uint64_t saved[2];
 
-    if (!s)
+    if (!s || s->by_call)
         return false;
     /* The patch pushed rcx, then (5 bytes) r11; `syscall` put the flags in r11. */
     words = s->patch_len == 5 ? 2 : 1;
@@ -217,13 +249,17 @@ bool insn_patch_entry(struct cpu_regs *regs)
         regs->rcx = saved[0];
     }
     regs->rsp += words * 8;
-    regs->rip = s->rip;
-    s->calls++;
-    if (ptwr_emulate_original(regs, s->original, s->len) == 0) {
-        perch_shared.stats.patched_stores++;
-        return true;
-    }
-    undo(s, PERCH_PATCH_UNDONE_TARGET);   /* the original runs from rip */
+    run_original(s, regs);
+    return true;
+}
+
+bool insn_patch_call(struct cpu_regs *regs)
+{
+    struct perch_patch_site *s = active_site(regs->rip);
+
+    if (!s || !s->by_call)
+        return false;
+    run_original(s, regs);
     return true;
 }
 

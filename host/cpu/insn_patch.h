@@ -9,9 +9,11 @@
  *     (perch_shared.boot.kernel_text_*), within one page, and only once
  *     that page is mapped read-only: before Linux write-protects its text
  *     it may rewrite it with plain stores the Host never sees;
- *   - 5 bytes or more: `push %rcx; push %r11; syscall`, every register
- *     kept; 3 or 4: `push %rcx; syscall` only where r11 is provably dead
- *     after it (host/x86/insn_liveness.c); the instruction's other bytes int3;
+ *   - 5 bytes or more: `call xen_hypercall_pv` where perch made that a
+ *     direct jump to the Host (direct_calls.h: no trap), else `push %rcx;
+ *     push %r11; syscall`, every register kept either way; 3 or 4: `push
+ *     %rcx; syscall` only where r11 is provably dead after it
+ *     (host/x86/insn_liveness.c); the instruction's other bytes int3;
  *   - the instruction as the guest wrote it is kept; the Host emulates
  *     that, never the bytes in memory;
  *   - the original comes back before any new writable mapping of its page
@@ -39,6 +41,11 @@ void insn_patch_trapped(uint64_t rip, unsigned len);
  * from its stack, its flags), the instruction is done, and true; the
  * caller resumes the guest with regs. false: not a patch, regs untouched. */
 bool insn_patch_entry(struct cpu_regs *regs);
+
+/* A hypercall by the direct entry whose return address (regs->rip, rsp
+ * already above it) ends an active `call` patch: the patched instruction
+ * is done as insn_patch_entry does it, and true; false: a hypercall. */
+bool insn_patch_call(struct cpu_regs *regs);
 
 /* An L1 entry is about to map frame mfn writable: its patches are undone
  * first, so that what the guest writes lands on its own bytes. mm.c calls

@@ -13,6 +13,7 @@
 #include "../core/vcpu.h"
 #include "../core/where.h"
 #include "../cpu/direct_calls.h"
+#include "../cpu/insn_patch.h"
 #include "guest_resume.h"
 
 /* rcx and rax as the entry left them below rsp, the pushed word, and the
@@ -51,7 +52,9 @@ static _Noreturn void serve(struct cpu_regs *regs)
     regs->rip = words[ABOVE];
     regs->rsp += 8;
     where_entered(regs);
-    regs->rax = (uint64_t)hypercall_in_regs(regs);
+    /* A patched page-table store calls xen_hypercall_pv too. */
+    if (!insn_patch_call(regs))
+        regs->rax = (uint64_t)hypercall_in_regs(regs);
     guest_resume(regs);
 }
 

@@ -276,8 +276,9 @@ void stats_print_patches(FILE *out, const struct perch_shared *sh,
             snprintf(where, sizeof(where), "%s+%#" PRIx64, name, offset);
         else
             snprintf(where, sizeof(where), "%#" PRIx64, s->rip);
-        fprintf(out, "    %-40s %2u bytes %10" PRIu64 " %10" PRIu64 "  %s", where, s->len,
-                s->traps, s->calls, state);
+        fprintf(out, "    %-40s %2u bytes %10" PRIu64 " %10" PRIu64 "  %s%s", where, s->len,
+                s->traps, s->calls, state,
+                s->state == PERCH_PATCH_ACTIVE && s->by_call ? " (call)" : "");
         if (s->rewrites)
             fprintf(out, "; restored %ux for a text write", s->rewrites);
         fputc('\n', out);

@@ -155,6 +155,54 @@ static void store_through_the_patch(void)
     CHECK(perch_shared.stats.ptwr_emulations == 1);   /* only the first trapped */
 }
 
+/* With direct calls on, five bytes become `call xen_hypercall_pv`, which
+ * the direct entry hands over by return address; the syscall road does
+ * not take such a patch, and a short site keeps its syscall form. */
+#define HYPERCALL_VA (CODE_VA + 0x1000)
+static void long_store_patched_into_a_call(void)
+{
+    static const uint8_t want[6] = { 0xe8, 0xfb, 0x0f, 0x00, 0x00, 0xcc };  /* call +0xffb */
+    static const uint8_t short_want[3] = { 0x51, 0x0f, 0x05 };
+
+    CHECK(setup() == 0);
+    perch_shared.stats.direct_state = PERCH_DIRECT_ACTIVE;
+    perch_shared.boot.hypercall_func = HYPERCALL_VA;
+    CHECK(trap_at(CODE_VA, lock_btr, 6, ret, 1));
+    CHECK(site(0)->state == PERCH_PATCH_ACTIVE && site(0)->patch_len == 5 && site(0)->by_call);
+    CHECK(!memcmp(text(CODE_VA), want, 6));
+    /* the call came: rip its return address, rsp above it, flags the guest's */
+    *pte() = OLD;
+    regs.rdx = FAULT;
+    regs.rcx = RCX_VALUE, regs.r11 = R11_VALUE, regs.rflags = FLAGS;
+    regs.rsp = STACK_VA + 512 * 8;
+    regs.rip = CODE_VA + 5;
+    CHECK(insn_patch_call(&regs));
+    CHECK(*pte() == (OLD & ~PTE_RW) && regs.rip == CODE_VA + 6);
+    CHECK(regs.rcx == RCX_VALUE && regs.r11 == R11_VALUE && regs.rsp == STACK_VA + 512 * 8);
+    CHECK(regs.rflags == (FLAGS | 1));
+    CHECK(site(0)->calls == 1 && perch_shared.stats.patched_stores == 1);
+    /* the syscall road does not take it; any other return address is a hypercall */
+    enter_patch(CODE_VA + 5, true);
+    CHECK(!insn_patch_entry(&regs));
+    regs.rip = CODE_VA + 4;
+    CHECK(!insn_patch_call(&regs));
+    /* too short for a call: the syscall form, where r11 is dead after it */
+    CHECK(trap_at(CODE_VA + 0x100, xchg_rbx, 3, (const uint8_t *)"\x4d\x31\xdb", 3));
+    CHECK(site(1)->patch_len == 3 && !site(1)->by_call);
+    CHECK(!memcmp(text(CODE_VA + 0x100), short_want, 3));
+}
+
+/* Without direct calls (--trap-hypercalls, --gdb) five bytes stay the
+ * syscall form. */
+static void no_call_without_direct_calls(void)
+{
+    CHECK(setup() == 0);
+    perch_shared.stats.direct_state = PERCH_DIRECT_OFF;
+    perch_shared.boot.hypercall_func = HYPERCALL_VA;
+    CHECK(trap_at(CODE_VA, lock_btr, 6, ret, 1));
+    CHECK(site(0)->patch_len == 5 && !site(0)->by_call && text(CODE_VA)[0] == 0x51);
+}
+
 static void short_store_with_r11_dead_saves_rcx(void)
 {
     static const uint8_t want[3] = { 0x51, 0x0f, 0x05 };
@@ -468,6 +516,8 @@ int main(void)
 {
     RUN(long_store_patched_saving_both);
     RUN(store_through_the_patch);
+    RUN(long_store_patched_into_a_call);
+    RUN(no_call_without_direct_calls);
     RUN(short_store_with_r11_dead_saves_rcx);
     RUN(r11_read_after_keeps_the_trap);
     RUN(r11_overwritten_after_allows_it);
