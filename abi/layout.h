@@ -146,9 +146,12 @@
 #define PERCH_DEVICE_DOORBELL  0x8   /* the device thread's */
 #define HOST_APIC_VA       (HOST_IMAGE_VA + U64(0x3fe00000))  /* the local APIC, xAPIC MMIO */
 
-/* The in-kernel local APIC stays at its default address, so guest memory
- * must end below it; its timer and its vector. */
-#define PERCH_APIC_GPA     U64(0xfee00000)
+/* The in-kernel local APIC, moved (MSR_IA32_APICBASE, set by the Launcher)
+ * from its default 0xfee00000 to machine frame 0, which the memslot leaves
+ * out (a null maddr is never a guest frame): memory runs on unbroken past
+ * 4 GiB. MSIs still address 0xfee00000, as the architecture has them. */
+#define PERCH_APIC_GPA     U64(0)
+#define PERCH_MSI_ADDRESS  U64(0xfee00000)
 #define PERCH_TIMER_VECTOR 0xef
 
 /*
@@ -199,7 +202,7 @@
 
 /* The Host's table of what each machine frame is (page types, pins). */
 #define HOST_FRAME_TABLE_VA (HOST_IMAGE_VA + U64(0x10000000))
-#define HOST_FRAME_TABLE_MAX U64(0x2000000)
+#define HOST_FRAME_TABLE_MAX U64(0x10000000)   /* 256 MiB: 128 GiB of frames */
 
 /*
  * The Host's per-vCPU area: vCPU i's block at PERCH_CPU_VA(HOST_CPU_VA, i),
@@ -225,7 +228,8 @@
 #define PERCH_VCPU_CR0     U64(0x80050033)
 #define PERCH_VCPU_CR4     U64(0x10620)
 #define PERCH_VCPU_EFER    U64(0xd01)
-#define PERCH_APIC_BASE_MSR (PERCH_APIC_GPA | (1 << 11) | (1 << 8))  /* enabled, BSP */
+/* What the guest kernel reads: the architectural default, enabled, BSP. */
+#define PERCH_APIC_BASE_MSR (U64(0xfee00000) | (1 << 11) | (1 << 8))
 
 /* Port the Switcher's `out` uses to reach the Launcher. */
 #define PERCH_EXIT_PORT    0xe0   /* `out imm8`: ports below 256 */

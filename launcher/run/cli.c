@@ -36,7 +36,8 @@ void cli_print_help(void)
 "                         /bin:/sbin:/usr/bin:/usr/sbin) and exit with its\n"
 "                         status; everything after -- belongs to CMD\n"
 "  -m, --mem SIZE         guest memory: MiB, or as QEMU's -m with M or G\n"
-"                         (512M, 2G, 1.5G); default %d, at most %d MiB\n"
+"                         (512M, 2G, 1.5G); default %d, at most %d MiB and\n"
+"                         no more than the host has\n"
 "  --cpus N, -smp N       guest vCPUs, each on its own host thread (1 to %d,\n"
 "                         default 1; -smp, or --smp, is QEMU's spelling).\n"
 "                         More vCPUs than the host's cores is allowed: they\n"
@@ -243,8 +244,7 @@ static int parse_mem(const char *s, uint64_t *mib, struct error *e)
     if (v == 0)
         return fail(e, "--mem must be at least 1 MiB");
     if (v > MAX_MEM_MIB)
-        return fail(e, "--mem %s is too large (at most %d MiB: perch does not yet give "
-                       "a guest more)", s, MAX_MEM_MIB);
+        return fail(e, "--mem %s is too large (at most %d MiB)", s, MAX_MEM_MIB);
     *mib = v;
     return 0;
 }

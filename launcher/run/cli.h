@@ -13,7 +13,7 @@
 
 #define DEFAULT_MEM_MIB 256
 /* Machine memory ends below the local APIC at 0xfee00000 (abi/layout.h). */
-#define MAX_MEM_MIB 3584
+#define MAX_MEM_MIB 65536
 /* --cpus N (QEMU's -smp N): guest vCPUs, each on its own host thread. */
 #define MAX_CPUS 64
 

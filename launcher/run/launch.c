@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -194,6 +195,23 @@ static bool has_devices(const struct launch *l)
     return l->nr_disks || l->link;
 }
 
+/* The guest's memory is anonymous and reserved lazily (MAP_NORESERVE), but
+ * a guest given more than the host has would be killed when it used it:
+ * refused here, naming the host's figure. */
+static int check_host_memory(uint64_t mib, struct error *e)
+{
+    struct sysinfo si;
+    uint64_t host_mib;
+
+    if (sysinfo(&si))
+        return 0;
+    host_mib = (uint64_t)si.totalram * si.mem_unit >> 20;
+    if (mib > host_mib)
+        return fail(e, "--mem %lu MiB is more than this host's memory (%lu MiB)", mib,
+                     host_mib);
+    return 0;
+}
+
 static int build_memory(struct launch *l, const struct options *o, struct error *e)
 {
     uint64_t nr_pages = o->mem_mib << (20 - PAGE_SHIFT);
@@ -209,6 +227,8 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
         .store_evtchn = has_devices(l) ? PERCH_XENSTORE_PORT : 0,
     };
 
+    if (check_host_memory(o->mem_mib, e))
+        return -1;
     if (guest_memory_init(&l->gm, hole_private_frames(nr_pages, l->nr_cpus), nr_pages))
         return fail(e, "cannot reserve %lu MiB for the guest", o->mem_mib);
     vm_images_get(&images);

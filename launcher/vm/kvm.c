@@ -21,6 +21,9 @@
 #define MSR_GS_BASE       0xc0000101
 #define MSR_KERNEL_GS_BASE 0xc0000102
 #define MSR_TSC_AUX       0xc0000103
+#define MSR_APIC_BASE     0x1b
+#define APIC_BASE_BSP     (1u << 8)
+#define APIC_BASE_ENABLE  (1u << 11)
 
 
 static int open_kvm(struct kvm_vm *vm, struct error *e)
@@ -44,11 +47,12 @@ static int open_kvm(struct kvm_vm *vm, struct error *e)
 static int add_memory(struct kvm_vm *vm, const struct guest_memory *gm,
                       struct error *e)
 {
+    /* Frame 0 is the local APIC's (abi/layout.h, PERCH_APIC_GPA). */
     struct kvm_userspace_memory_region region = {
         .slot = 0,
-        .guest_phys_addr = 0,
-        .memory_size = gm->bytes,
-        .userspace_addr = (uintptr_t)gm->base,
+        .guest_phys_addr = PAGE_SIZE,
+        .memory_size = gm->bytes - PAGE_SIZE,
+        .userspace_addr = (uintptr_t)gm->base + PAGE_SIZE,
     };
 
     if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0)
@@ -270,9 +274,9 @@ static int set_msrs(struct kvm_vcpu *vm, const struct vcpu_boot *b,
 {
     struct {
         struct kvm_msrs head;
-        struct kvm_msr_entry entries[8];
-    } m = { .head.nmsrs = 8 };
-    const struct kvm_msr_entry values[8] = {
+        struct kvm_msr_entry entries[9];
+    } m = { .head.nmsrs = 9 };
+    const struct kvm_msr_entry values[9] = {
         { .index = MSR_STAR,
           .data = ((uint64_t)(FLAT_RING3_CS32) << 48) | (0xe008ull << 32) },
         { .index = MSR_LSTAR, .data = b->lstar },
@@ -282,10 +286,12 @@ static int set_msrs(struct kvm_vcpu *vm, const struct vcpu_boot *b,
         { .index = MSR_GS_BASE, .data = 0 },
         { .index = MSR_KERNEL_GS_BASE, .data = 0 },
         { .index = MSR_TSC_AUX, .data = vm->id },
+        { .index = MSR_APIC_BASE,
+          .data = PERCH_APIC_GPA | APIC_BASE_ENABLE | (vm->id ? 0 : APIC_BASE_BSP) },
     };
 
     memcpy(m.entries, values, sizeof(values));
-    if (ioctl(vm->fd, KVM_SET_MSRS, &m) != 8)
+    if (ioctl(vm->fd, KVM_SET_MSRS, &m) != 9)
         return fail(e, "KVM_SET_MSRS: the vCPU refused a syscall MSR");
     return 0;
 }
@@ -352,7 +358,7 @@ uint64_t kvm_vcpu_rip(struct kvm_vcpu *vm)
 int kvm_signal_msi(struct kvm_vm *vm, uint8_t vector)
 {
     struct kvm_msi msi = {
-        .address_lo = (uint32_t)PERCH_APIC_GPA | (0u << 12),
+        .address_lo = (uint32_t)PERCH_MSI_ADDRESS | (0u << 12),
         .data = vector,
     };
 

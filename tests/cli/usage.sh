@@ -116,8 +116,15 @@ done
 # limit, the limit is named.
 perch_run mem_not_whole_mib run -m 1.0001G "$HELLO"
 expect_error mem_not_whole_mib 2 "--mem 1.0001G is not a whole number of MiB"
-perch_run mem_8g run -m 8G "$HELLO"
-expect_error mem_8g 2 "--mem 8G is too large \(at most 3584 MiB"
+perch_run mem_65g run -m 65G "$HELLO"
+expect_error mem_65g 2 "--mem 65G is too large \(at most 65536 MiB\)"
+# More than the host has is refused before anything is built, naming the
+# host's figure.
+host_mib=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
+if [ "$host_mib" -lt 65536 ]; then
+    perch_run mem_over_host run -m 64G "$HELLO"
+    expect_error mem_over_host 1 "--mem 65536 MiB is more than this host's memory \($host_mib MiB\)"
+fi
 
 perch_run mem_missing_value run "$HELLO" --mem
 expect_error mem_missing_value 2 "--mem.*needs a value"
