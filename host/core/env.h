@@ -95,12 +95,17 @@ void env_interrupt_ack(void);
 void env_wake_clear(void);
 /* A fixed interrupt `vector` to vCPU `cpu`'s local APIC. */
 void env_send_ipi(unsigned cpu, unsigned vector);
-bool env_timer_due(void);
-void env_timer_nudge(uint64_t delay_ns);
+/* The timer's interrupt came: whether its deadline has passed at system
+ * time now_ns (else it is re-armed for the rest: the count is 32 bits). */
+bool env_timer_due(uint64_t now_ns);
+/* Make the timer fire within delay_ns unless it fires sooner anyway. */
+void env_timer_nudge(uint64_t delay_ns, uint64_t now_ns);
 
 /* Interrupt, and call time_timer_fired(), once system time reaches
- * `deadline_ns` (at once if it already has). Replaces any earlier arming. */
-void env_timer_arm(uint64_t deadline_ns);
+ * `deadline_ns` (at once if it already has; it is now_ns now). Replaces
+ * any earlier arming. The caller tells the time: the platform keeps no
+ * clock of its own. */
+void env_timer_arm(uint64_t deadline_ns, uint64_t now_ns);
 void env_timer_cancel(void);
 
 /* The vCPU's TSC, as the guest's rdtsc reads it. */

@@ -175,4 +175,14 @@ extern uint32_t optimizations_off;
  * the rooms that give the help read it here. */
 extern uint64_t vm_assist_enabled;
 
+/* Whether vCPU v's I/O privilege lets the guest kernel run cli, sti and
+ * in/out: Xen's virtual IOPL against ring 1, or ring 0 under vm_assist
+ * architectural_iopl. */
+static inline bool vcpu_iopl_allows(const struct vcpu *v)
+{
+    unsigned cpl = (vm_assist_enabled & (1ull << VMASST_TYPE_architectural_iopl)) ? 0 : 1;
+
+    return cpl <= v->iopl;
+}
+
 #endif

@@ -152,16 +152,9 @@ static enum emul_result emulate_wrmsr(struct cpu_regs *regs, const struct fetche
  * VMASST architectural_iopl) and may do I/O if the IOPL set with
  * PHYSDEVOP_set_iopl is at least that.
  */
-bool emulate_iopl_allows(const struct vcpu *v)
-{
-    unsigned cpl = (vm_assist_enabled & (1ull << VMASST_TYPE_architectural_iopl)) ? 0 : 1;
-
-    return cpl <= v->iopl;
-}
-
 static bool iopl_ok(void)
 {
-    return emulate_iopl_allows(current);
+    return vcpu_iopl_allows(current);
 }
 
 /* Or the guest's I/O bitmap (PHYSDEVOP_set_iobitmap) allows the ports:

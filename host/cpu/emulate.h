@@ -33,12 +33,6 @@ enum emul_result {
  */
 enum emul_result emulate_privileged(struct cpu_regs *regs);
 
-struct vcpu;
-/* Whether vCPU v's I/O privilege lets the guest kernel run cli, sti and
- * in/out (Xen's virtual IOPL against ring 1, or ring 0 under
- * vm_assist architectural_iopl). */
-bool emulate_iopl_allows(const struct vcpu *v);
-
 /* The emulator's state is the vCPU's (struct vcpu, host/core/vcpu.h):
  * emulated_fault_address, segments_dirty, cr0_ts, cr4. */
 

@@ -4,7 +4,6 @@
 #include "../core/env.h"
 #include "../core/host.h"
 #include "../core/vcpu.h"
-#include "emulate.h"
 
 #define NOP 0x90
 
@@ -30,7 +29,7 @@ unsigned noop_patch_sites(void)
 static bool noop_everywhere(void)
 {
     for (unsigned i = 0; i < host_nr_vcpus; i++)
-        if (vcpu_of(i)->state != VCPU_OFF && !emulate_iopl_allows(vcpu_of(i)))
+        if (vcpu_of(i)->state != VCPU_OFF && !vcpu_iopl_allows(vcpu_of(i)))
             return false;
     return true;
 }

@@ -98,7 +98,7 @@ static _Noreturn void bounce_exception(struct cpu_regs *regs)
 static void take_interrupt(uint64_t v)
 {
     env_interrupt_ack();
-    if (v == PERCH_TIMER_VECTOR && env_timer_due())
+    if (v == PERCH_TIMER_VECTOR && env_timer_due(time_now_ns()))
         time_timer_fired();
     if (v == PERCH_BACKEND_VECTOR)
         backend_interrupt();
@@ -133,7 +133,7 @@ static _Noreturn void interrupted_host(struct cpu_regs *regs, uint64_t v)
 
     take_interrupt(v);
     if (!was_due && evtchn_upcall_due())
-        env_timer_nudge(20000);
+        env_timer_nudge(20000, time_now_ns());
     host_resume_interrupted(regs);
 }
 

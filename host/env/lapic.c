@@ -6,7 +6,6 @@
  */
 #include "../core/env.h"
 #include "../core/host.h"
-#include "../events/time.h"
 #include "../core/vcpu.h"
 
 #define APIC_TPR     0x080
@@ -31,18 +30,17 @@ void env_interrupts_init(void)
 }
 
 /* The count is 32 bits: a far deadline fires early and is re-armed. */
-static void program(uint64_t deadline)
+static void program(uint64_t deadline, uint64_t now)
 {
-    uint64_t now = time_now_ns();
     uint64_t delta = deadline > now ? deadline - now : 1;
 
     apic_write(APIC_TIMER_INIT, delta > APIC_MAX_COUNT ? APIC_MAX_COUNT : delta);
 }
 
-void env_timer_arm(uint64_t deadline_ns)
+void env_timer_arm(uint64_t deadline_ns, uint64_t now_ns)
 {
     current->timer.armed = deadline_ns ? deadline_ns : 1;
-    program(current->timer.armed);
+    program(current->timer.armed, now_ns);
 }
 
 void env_timer_cancel(void)
@@ -84,20 +82,20 @@ void env_send_ipi(unsigned cpu, unsigned vector)
     } while (*seq != before);
 }
 
-bool env_timer_due(void)
+bool env_timer_due(uint64_t now_ns)
 {
     if (!current->timer.armed)
         return false;
-    if (time_now_ns() < current->timer.armed) {
-        program(current->timer.armed);
+    if (now_ns < current->timer.armed) {
+        program(current->timer.armed, now_ns);
         return false;
     }
     current->timer.armed = 0;
     return true;
 }
 
-void env_timer_nudge(uint64_t delay_ns)
+void env_timer_nudge(uint64_t delay_ns, uint64_t now_ns)
 {
-    if (!current->timer.armed || current->timer.armed > time_now_ns() + delay_ns)
+    if (!current->timer.armed || current->timer.armed > now_ns + delay_ns)
         apic_write(APIC_TIMER_INIT, delay_ns);
 }

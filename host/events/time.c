@@ -174,7 +174,7 @@ static void program_device(void)
     uint64_t next = !g ? w : !w ? g : g < w ? g : w;
 
     if (next)
-        env_timer_arm(next);
+        env_timer_arm(next, time_now_ns());
     else
         env_timer_cancel();
 }

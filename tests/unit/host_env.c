@@ -436,9 +436,9 @@ __attribute__((weak)) uint64_t env_rdtsc(void)
     return 0;
 }
 
-__attribute__((weak)) void env_timer_arm(uint64_t deadline_ns)
+__attribute__((weak)) void env_timer_arm(uint64_t deadline_ns, uint64_t now_ns)
 {
-    (void)deadline_ns;
+    (void)deadline_ns, (void)now_ns;
 }
 
 __attribute__((weak)) void env_timer_cancel(void)
@@ -508,14 +508,15 @@ __attribute__((weak)) void env_send_ipi(unsigned cpu, unsigned vector)
     host_env_ipi_vector = vector;
 }
 
-__attribute__((weak)) bool env_timer_due(void)
+__attribute__((weak)) bool env_timer_due(uint64_t now_ns)
 {
+    (void)now_ns;
     return true;
 }
 
-__attribute__((weak)) void env_timer_nudge(uint64_t delay_ns)
+__attribute__((weak)) void env_timer_nudge(uint64_t delay_ns, uint64_t now_ns)
 {
-    (void)delay_ns;
+    (void)delay_ns, (void)now_ns;
 }
 
 unsigned host_env_tlb_flushes;

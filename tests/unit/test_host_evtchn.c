@@ -30,9 +30,9 @@ uint64_t env_rdtsc(void)
     return fake_tsc;
 }
 
-void env_timer_arm(uint64_t deadline_ns)
+void env_timer_arm(uint64_t deadline_ns, uint64_t now_ns)
 {
-    (void)deadline_ns;
+    (void)deadline_ns, (void)now_ns;
 }
 
 void env_timer_cancel(void)
