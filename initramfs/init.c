@@ -22,14 +22,16 @@
  * PID 1 must never exit (the kernel panics), so every path ends in
  * reboot(). Built static (`gcc -static`): the initramfs has no libc.
  */
-#include "init.h"
+#include "net.h"
+#include "paths.h"
+#include "root.h"
+#include "say.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,37 +50,12 @@
 #define SHELL "/bin/sh"
 #define PATH_VALUE "/bin:/sbin:/usr/bin:/usr/sbin"
 #define CMD_FILE_MAX (1 << 20)
-/* The Launcher's console parses this and strips it from the output. */
-#define EXIT_REPORT "\033]perch-exit;%d\007"
 /* Likewise a counter mark (launcher/console/osc_filter.h), named "init". */
 #define BOOT_MARK "\033]perch-mark;init;begin\007"
 
 /* Set by busybox's poweroff/halt (SIGUSR2/SIGUSR1) and reboot (SIGTERM),
  * which signal PID 1 rather than calling reboot() themselves. */
 static volatile sig_atomic_t shutdown_signal;
-
-void say(const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    fputs("perch init: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-/* With no console there is nowhere to print; the kernel log (which perch
- * may still show through the early console) is the last resort. */
-static void say_to_kernel_log(const char *what)
-{
-    int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
-
-    if (fd >= 0) {
-        dprintf(fd, "perch init: %s: %s\n", what, strerror(errno));
-        close(fd);
-    }
-}
 
 static void mount_one(const char *type, const char *target)
 {
@@ -253,15 +230,6 @@ static char **read_cmd(void)
     for (size_t i = 0, a = 0; a < argc; i += strlen(buf + i) + 1)
         argv[a++] = buf + i;
     return argv;
-}
-
-void report_exit(int code)
-{
-    char msg[32];
-    int n = snprintf(msg, sizeof(msg), EXIT_REPORT, code);
-
-    if (write(STDOUT_FILENO, msg, n) != n)
-        say_to_kernel_log("cannot report the exit status");
 }
 
 static void run_command(void)

@@ -10,7 +10,9 @@
  * that never appears, or no answer in DHCP_WAIT_MS, is one line on the
  * console, and the guest runs on without a network.
  */
-#include "init.h"
+#include "net.h"
+#include "paths.h"
+#include "say.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

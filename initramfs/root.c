@@ -11,7 +11,9 @@
  * would be a kernel panic instead.
  */
 #define _GNU_SOURCE   /* O_PATH */
-#include "init.h"
+#include "paths.h"
+#include "root.h"
+#include "say.h"
 
 #include <dirent.h>
 #include <errno.h>

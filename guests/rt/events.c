@@ -164,3 +164,10 @@ bool rt_events_init(const struct start_info *si)
     timer_port = bv.port;
     return rt_evtchn_unmask(timer_port) == 0;
 }
+
+void test_expect_stop(const char *name)
+{
+    for (int i = 0; i < 250; i++)
+        rt_nap(20);
+    test_fail(name, "perch did not stop the guest within 5 s");
+}

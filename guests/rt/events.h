@@ -44,4 +44,8 @@ bool rt_wait(bool (*cond)(void *), void *arg, uint64_t ms);
 /* Sleep `ms` (or until an event). */
 void rt_nap(uint64_t ms);
 
+/* For a guest that has just broken a rule perch stops guests for: wait
+ * 5 s to be stopped (napping on the timer), then FAIL guest/name. */
+void test_expect_stop(const char *name);
+
 #endif

@@ -2,7 +2,6 @@
  * Test reporting: one "PASS guest/name" or "FAIL guest/name: reason" line
  * per result, each written with a single console_io call.
  */
-#include "events.h"
 #include "rt.h"
 
 unsigned int tests_passed, tests_failed;
@@ -63,9 +62,4 @@ bool expect_eq(const char *name, const char *what, long got, long want)
     return false;
 }
 
-void test_expect_stop(const char *name)
-{
-    for (int i = 0; i < 250; i++)
-        rt_nap(20);
-    test_fail(name, "perch did not stop the guest within 5 s");
-}
+

@@ -29,10 +29,6 @@ bool check_eq(const char *name, long got, long want);
  * reports test_pass(name) once if every step held. */
 bool expect_eq(const char *name, const char *what, long got, long want);
 
-/* For a guest that has just broken a rule perch stops guests for: wait
- * 5 s to be stopped, then FAIL guest/name. */
-void test_expect_stop(const char *name);
-
 /* Results reported so far. */
 extern unsigned int tests_passed, tests_failed;
 

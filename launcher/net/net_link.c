@@ -1,16 +1,6 @@
-/* The guest's network link: --net's kind chooses slirp_link.c or tap_link.c. See net_link.h. */
+/* The guest's network link, whatever its kind: what the back end and the
+ * kinds (slirp_link.c, tap_link.c) share. See net_link.h. */
 #include "net_link_kinds.h"
-
-int net_link_open(struct net_link **link, const struct net_option *o,
-                  struct error *e)
-{
-    switch (o->kind) {
-    case NET_USER: return slirp_link_open(link, o, e);
-    case NET_TAP: return tap_link_open(link, o, e);
-    case NET_NONE: break;
-    }
-    return fail(e, "no --net to open");
-}
 
 void net_link_attach(struct net_link *link, net_link_deliver_fn *deliver, void *arg)
 {
