@@ -79,7 +79,7 @@ _Noreturn void host_boot(struct cpu_regs *regs)
     mm_frames = (struct mm_frame_info *)b->frame_table_va;
     mm_strict = b->strict;
     optimizations_off = (uint32_t)b->optimizations_off;
-    gdb_enabled = perch_shared.gdb.enabled != 0;
+    gdb_boot(perch_shared.gdb.enabled != 0);
     if (mm_boot())
         host_fatal("the builder's page tables break the PV rules");
     direct_calls_install(env_direct_entry(), gdb_enabled);

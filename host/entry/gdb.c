@@ -67,6 +67,12 @@ static void stop(struct cpu_regs *regs, uint64_t why)
  * the same rip it has not run yet (an interrupt came first): go on with
  * TF.
  */
+void gdb_boot(bool enabled)
+{
+    gdb_enabled = enabled;
+    guest_resume_watch = enabled ? gdb_on_resume : 0;
+}
+
 void gdb_on_resume(struct cpu_regs *regs)
 {
     if (current->gdb_step_flags && regs->rip != current->gdb_step_rip) {

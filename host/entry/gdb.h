@@ -14,6 +14,10 @@
 
 extern bool gdb_enabled;
 
+/* At boot: whether gdb is served; if so gdb_on_resume watches every way
+ * out (guest_resume_watch). */
+void gdb_boot(bool enabled);
+
 /* On every return to the guest: stop if the Launcher asked (or a step
  * over a hypercall just ended), and resume with TF through an iretq when
  * gdb steps. */

@@ -5,11 +5,12 @@
 #include "bounce.h"
 #include "../core/env.h"
 #include "../events/evtchn.h"
-#include "gdb.h"
 #include "../core/guest_mode.h"
 #include "../core/host_lock.h"
 #include "../mm/tlb.h"
 #include "../core/vcpu.h"
+
+void (*guest_resume_watch)(struct cpu_regs *regs);
 
 void guest_resume_needs_interrupts_on(void)
 {
@@ -79,8 +80,8 @@ _Noreturn void guest_resume(struct cpu_regs *regs)
 {
     bool restore_if;
 
-    if (gdb_enabled)
-        gdb_on_resume(regs);
+    if (guest_resume_watch)
+        guest_resume_watch(regs);
     if (current->shootdown)
         tlb_shootdown();
     restore_if = current->interrupts_off;

@@ -7,6 +7,11 @@
 
 #include "../core/host.h"
 
+/* Called first on every way out when set: gdb's (host/entry/gdb.c), which
+ * ends a step or stops the guest there. The owner sets it at boot; the
+ * way out knows nothing of gdb. */
+extern void (*guest_resume_watch)(struct cpu_regs *regs);
+
 /* Leave the Host for the guest frame in regs, delivering due events first:
  * no ring 0 for frames in the loaded address space (resume_native), the
  * RESUME gate when the interrupt flag must come back on, CR3_RESUME for

@@ -319,24 +319,6 @@ void host_interrupt_cpl3(struct cpu_regs *regs)
     guest_event(regs, !current->in_kernel, FAULT_ADDRESS_CR2);
 }
 
-/* A guest-user `syscall`: to the kernel's syscall callback, with the frame
- * Xen builds (rip and rflags as the syscall instruction left them in rcx
- * and r11), DF cleared as the PV ABI says. */
-_Noreturn void user_syscall(struct cpu_regs *regs)
-{
-    vcpu_stats()->user_syscalls++;
-    /* tour syscall.5: Xen's frame on the kernel stack, the kernel's syscall callback next */
-    regs->rip = regs->rcx;
-    regs->rflags = regs->r11;
-    where_entered(regs);
-    if (bounce_to_guest(regs, current->syscall_callback,
-                        current->syscall_disables_events ? BOUNCE_DISABLE_EVENTS : 0, 0))
-        host_fatal("guest user made a system call at rip %lx, but the kernel "
-                   "has no syscall callback or a usable stack", regs->rip);
-    regs->rflags &= ~(1ull << 10);
-    guest_resume(regs);
-}
-
 /*
  * Through the user view's stubs, which loaded the kernel CR3. The user
  * view's int3 at LSTAR + 1 is a guest-user `syscall`: that page of int3s is

@@ -44,7 +44,7 @@ static void setup(bool enabled)
     host_env_map(KERNEL_STACK - 4096, 2, HOST_ENV_RW);
     guest_mode_start(perch_shared.boot.kernel_cr3, false);
     optimizations_off = 0;
-    gdb_enabled = enabled;
+    gdb_boot(enabled);
 }
 
 /* Run stmt, which must leave for the guest (or stop it for good). */
