@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "bench/bench.h"
+#include "control/control_client.h"
 #include "run/cli.h"
 #include "cpu/cpu_profile.h"
 #include "image/image.h"
@@ -46,6 +47,16 @@ int main(int argc, char **argv)
         if (e.msg[0])
             fprintf(stderr, "perch: %s\n", e.msg);
         return status;
+    case CMD_LIST:
+        if (!control_list(stdout, &e))
+            return 0;
+        fprintf(stderr, "perch: %s\n", e.msg);
+        return STATUS_ERROR;
+    case CMD_SHUTDOWN:
+        if (!control_shutdown(o.guest, &e))
+            return 0;
+        fprintf(stderr, "perch: %s\n", e.msg);
+        return STATUS_ERROR;
     case CMD_RUN:
         break;
     }

@@ -146,8 +146,11 @@ mmu_pte_andb_rw:
  * long mmu_patch_btr1(volatile uint64_t *p): `lock btrq $1, (m)` with rcx
  * and r11 holding known values across it; returns CF, plus 2 if either
  * register changed. long mmu_patch_enter_syscall(volatile uint64_t *p):
- * jumps into the patch at its `syscall` (offset 3) with the two words the
- * patch would have pushed, rcx's and r11's values, on the stack.
+ * enters the patch the way its own bytes would, without running them: a
+ * `syscall` patch at its `syscall` (offset 3) with the two words it would
+ * have pushed, rcx's and r11's values, on the stack; a `call` patch (where
+ * perch made xen_hypercall_pv a direct call) by jumping to
+ * xen_hypercall_pv with the return address the call would have pushed.
  */
 #define PATCH_RCX 0x11112222
 #define PATCH_R11 0x33334444
@@ -172,7 +175,14 @@ mmu_patch_store:
 
 mmu_patch_enter_syscall:
     xor %eax, %eax
+    cmpb $0xe8, mmu_patch_store(%rip)
+    je 2f
     push $PATCH_RCX
     push $PATCH_R11
     jmp mmu_patch_store + 3
+2:  mov $PATCH_RCX, %rcx
+    mov $PATCH_R11, %r11
+    lea mmu_patch_store + 5(%rip), %rdx
+    push %rdx
+    jmp xen_hypercall_pv
     .balign 4096, 0xcc

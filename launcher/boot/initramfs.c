@@ -78,7 +78,10 @@ static int add_busybox(struct cpio *c, const struct initramfs_config *cfg,
         if (cpio_add_symlink(c, name, "busybox", e))
             return -1;
     }
-    return 0;
+    /* The kernel's own poweroff_cmd: what it runs when told to power off
+     * (xenstore's control/shutdown, as `perch shutdown` and `xl
+     * shutdown` tell it). */
+    return cpio_add_symlink(c, "sbin/poweroff", "../bin/busybox", e);
 }
 
 /* After busybox: should busybox ever have an applet of that name, the

@@ -3,6 +3,7 @@
 
 #include "../../abi/layout.h"
 #include "../boot/linux_cmdline.h"
+#include "../control/control.h"
 #include "../gdb/gdb.h"
 
 #include <getopt.h>
@@ -19,6 +20,8 @@ void cli_print_help(void)
 "                   [--out DIR] [BENCH...]\n"
 "       perch image debian FILE [--size SIZE] [--force]\n"
 "       perch cpu record [FILE]\n"
+"       perch list\n"
+"       perch shutdown GUEST\n"
 "       perch -h | --help | --version\n"
 "\n"
 "perch boots a Xen-PV-capable kernel as a paravirtual guest on /dev/kvm,\n"
@@ -128,6 +131,9 @@ void cli_print_help(void)
 "                         docs/usage.md, \"gdb\"\n"
 "  --gdb-wait             with --gdb: hold the guest at its first instruction\n"
 "                         (the kernel's entry) until gdb lets it go on\n"
+"  --name NAME            the name perch list shows and perch shutdown takes\n"
+"                         (1 to 32 of A-Z a-z 0-9 . _ -, not all digits; one\n"
+"                         running guest a name)\n"
 "  --stats                when the guest ends, print to stderr hypercalls by\n"
 "                         kind, Switcher (ring-0) visits by reason and their\n"
 "                         ring-0 instructions, events the Host took at CPL3,\n"
@@ -180,6 +186,12 @@ void cli_print_help(void)
 "perch cpu record [FILE] writes this machine's CPU profile (its CPUID\n"
 "leaves, XCR0, microcode revision and MISC_ENABLE) to FILE, a new file,\n"
 "or to standard output, for --cpu-profile on any other machine.\n"
+"\n"
+"perch list shows your running guests (pid, --name, vCPUs, memory, uptime,\n"
+"disks); perch shutdown GUEST (its pid or --name) asks one to power off\n"
+"cleanly, as xl shutdown does (xenstore's control/shutdown), and returns.\n"
+"Each perch run answers them on a UNIX socket in $XDG_RUNTIME_DIR/perch\n"
+"(else /tmp/perch-UID), a folder only you may enter.\n"
 "\n"
 "exit status:\n"
 "  0    the guest powered off        4    the guest reported a crash\n"
@@ -445,6 +457,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "root", required_argument, NULL, 'r' },
         { "net", required_argument, NULL, 'n' },
         { "stats", no_argument, NULL, 's' },
+        { "name", required_argument, NULL, 'A' },
         { "stats-cpu", no_argument, NULL, 'C' },
         { "strict", no_argument, NULL, 'S' },
         { "cpu-profile", required_argument, NULL, 'P' },
@@ -496,6 +509,12 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'r': o->root = optarg; break;
         case 'n': if (net_option_parse(optarg, &o->net, e)) return -1; break;
         case 's': o->stats = true; break;
+        case 'A':
+            if (!control_name_ok(optarg))
+                return fail(e, "--name '%s' is not 1 to %d letters, digits, '.', '_' "
+                               "or '-' (and not all digits)", optarg, CONTROL_NAME_MAX);
+            o->name = optarg;
+            break;
         case 'C': o->stats_cpu = true; break;
         case 'S': o->strict = true; break;
         case 'P': o->cpu_profile = optarg; break;
@@ -571,6 +590,16 @@ int cli_parse(int argc, char **argv, struct options *o, struct error *e)
             o->bench_argc = argc - 2;
             return 0;
         }
+    if (!strcmp(argv[1], "list")) {
+        o->command = CMD_LIST;
+        return argc == 2 ? 0 : fail(e, "perch list takes no arguments");
+    }
+    if (!strcmp(argv[1], "shutdown")) {
+        o->command = CMD_SHUTDOWN;
+        o->guest = argc == 3 ? argv[2] : NULL;
+        return o->guest && o->guest[0] ? 0 : fail(e, "perch shutdown needs one GUEST "
+                                                     "(a pid or a --name)");
+    }
     if (strcmp(argv[1], "run"))
         return fail(e, "unknown command '%s'", argv[1]);
     o->command = CMD_RUN;

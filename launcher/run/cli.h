@@ -12,12 +12,13 @@
 #include "../net/net_option.h"
 
 #define DEFAULT_MEM_MIB 256
-/* Machine memory ends below the local APIC at 0xfee00000 (abi/layout.h). */
+/* The Host's frame table maps 128 GiB of frames (abi/layout.h). */
 #define MAX_MEM_MIB 65536
 /* --cpus N (QEMU's -smp N): guest vCPUs, each on its own host thread. */
 #define MAX_CPUS 64
 
-enum command { CMD_RUN, CMD_HELP, CMD_VERSION, CMD_BENCH, CMD_IMAGE, CMD_CPU };
+enum command { CMD_RUN, CMD_HELP, CMD_VERSION, CMD_BENCH, CMD_IMAGE, CMD_CPU, CMD_LIST,
+               CMD_SHUTDOWN };
 
 struct options {
     enum command command;
@@ -37,6 +38,8 @@ struct options {
     struct disk_option disks[MAX_DISKS];
     unsigned nr_disks;
     const char *root;          /* --root DEV: boot the disk's own init */
+    const char *name;          /* --name NAME for perch list and shutdown */
+    const char *guest;         /* perch shutdown GUEST: a pid or a name */
     struct net_option net;     /* --net; kind NET_NONE when absent */
     uint16_t gdb_port;         /* --gdb: 0 when absent */
     bool gdb_wait;             /* --gdb-wait: hold the guest for gdb */

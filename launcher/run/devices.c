@@ -34,7 +34,7 @@ static int serve_store(struct devices *d)
     return 0;
 }
 
-enum { FD_DOORBELL, FD_STOP, FD_FIRST_DISK };
+enum { FD_DOORBELL, FD_STOP, FD_ASK, FD_FIRST_DISK };
 
 /* Every line's device fits below PERCH_LINES: the disks, then the card. */
 _Static_assert(PERCH_LINE_FIRST_DEVICE + MAX_DISKS + 1 <= PERCH_LINES, "device lines");
@@ -51,6 +51,7 @@ static nfds_t fill(struct devices *d, struct wait *w)
 {
     w->fds[FD_DOORBELL] = (struct pollfd){ .fd = d->cfg.doorbell_fd, .events = POLLIN };
     w->fds[FD_STOP] = (struct pollfd){ .fd = d->stop_fd, .events = POLLIN };
+    w->fds[FD_ASK] = (struct pollfd){ .fd = d->ask_fd, .events = POLLIN };
     for (unsigned i = 0; i < d->cfg.nr_disks; i++)
         w->fds[FD_FIRST_DISK + i] = (struct pollfd){
             .fd = vbd_completion_fd(&d->vbds[i]), .events = POLLIN };
@@ -98,9 +99,24 @@ broke:
     return -1;
 }
 
+/* Asked from outside (the control socket): power off as `xl shutdown`
+ * asks, by control/shutdown, which the guest's xenbus watches. */
+static void serve_ask(struct devices *d, const struct wait *w)
+{
+    static const char path[] = "/local/domain/1/control/shutdown";
+    uint64_t count;
+
+    if (!w->fds[FD_ASK].revents || read(d->ask_fd, &count, sizeof(count)) < 0)
+        return;
+    _Static_assert(DEVICES_GUEST_DOMID == 1, "the path names the guest's domain");
+    if (atomic_exchange(&d->poweroff_asked, 0))
+        xenstore_write(d->xs, path, "poweroff", 8);
+}
+
 /* One wake-up's work: the lines the guest notified, the disks' finished
- * I/O, the card, then xenstore (whose watch callbacks move the devices'
- * states) twice, so what those callbacks wrote reaches the guest now. */
+ * I/O, the card, what was asked from outside, then xenstore (whose watch
+ * callbacks move the devices' states) twice, so what those callbacks
+ * wrote reaches the guest now. */
 static int serve(struct devices *d, const struct wait *w)
 {
     uint64_t count, notified;
@@ -108,6 +124,7 @@ static int serve(struct devices *d, const struct wait *w)
     if (w->fds[FD_DOORBELL].revents &&
         read(d->cfg.doorbell_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
         return -1;
+    serve_ask(d, w);
     notified = lines_take_notified(d->cfg.shared);
     if (serve_disks(d, w, notified) || serve_card(d, w, notified))
         return -1;
@@ -172,7 +189,8 @@ static int set_up(struct devices *d, struct error *e)
                             c->link, e))
         return -1;
     d->stop_fd = eventfd(0, EFD_CLOEXEC);
-    if (d->stop_fd < 0)
+    d->ask_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (d->stop_fd < 0 || d->ask_fd < 0)
         return fail(e, "eventfd: %s", strerror(errno));
     return 0;
 }
@@ -181,7 +199,7 @@ int devices_start(struct devices *d, const struct devices_config *cfg, struct er
 {
     memset(d, 0, sizeof(*d));
     d->cfg = *cfg;
-    d->stop_fd = -1;
+    d->stop_fd = d->ask_fd = -1;
     d->vcpu_thread = pthread_self();
     if (set_up(d, e))
         return -1;
@@ -204,7 +222,9 @@ void devices_stop(struct devices *d)
     vif_close(&d->vif);
     if (d->stop_fd >= 0)
         close(d->stop_fd);
-    d->stop_fd = -1;
+    if (d->ask_fd >= 0)
+        close(d->ask_fd);
+    d->stop_fd = d->ask_fd = -1;
     if (d->xs) {
         xenstore_free(d->xs);
         free(d->xs);
@@ -219,4 +239,14 @@ int devices_verdict(struct devices *d, struct error *e)
         return -1;
     fail(e, "guest stopped: %s", d->problem);
     return STATUS_GUEST_STOPPED;
+}
+
+int devices_ask_poweroff(struct devices *d)
+{
+    uint64_t one = 1;
+
+    if (!d->running)
+        return -1;
+    atomic_store(&d->poweroff_asked, 1);
+    return write(d->ask_fd, &one, sizeof(one)) == sizeof(one) ? 0 : -1;
 }

@@ -56,6 +56,8 @@ struct devices {
     struct confined_thread thread;
     pthread_t vcpu_thread;           /* kicked with SIGUSR1 to stop the guest */
     int stop_fd;
+    int ask_fd;                      /* a poweroff asked from outside */
+    atomic_int poweroff_asked;
     bool running;
     atomic_int broken;               /* the guest broke a ring: problem says how */
     char problem[256];
@@ -64,6 +66,11 @@ struct devices {
 /* Set up xenstore, the grants and every device's nodes, then start the
  * thread. 0, or -1 with e. */
 int devices_start(struct devices *d, const struct devices_config *cfg, struct error *e);
+
+/* Ask the guest to power off as `xl shutdown` does (control/shutdown =
+ * poweroff, written by the device thread): any thread may call it. 0, or
+ * -1 when the device thread is not running. */
+int devices_ask_poweroff(struct devices *d);
 
 /* Stop the thread, finish the disks' I/O, give everything back (the link
  * stays the caller's to close). */

@@ -10,6 +10,7 @@
  *   5. run until the guest ends, one thread per vCPU, then report.
  */
 #include "launch.h"
+#include "../control/control_server.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -57,7 +58,7 @@ struct launch {
     struct disk disks[MAX_DISKS];  /* --disk, opened before the VM */
     unsigned nr_disks;
     struct net_link *link;        /* --net's, opened before the VM; NULL: none */
-    struct devices *devices;      /* their back ends; NULL: no disks, no --net */
+    struct devices *devices;      /* xenstore and the back ends (always, once started) */
     struct default_guest guest;   /* perch's cache, when used */
     const struct launch_io *io;   /* NULL: a person at the console */
     struct run_stats *stats;      /* the running guest's exit counts */
@@ -72,6 +73,7 @@ struct launch {
     struct gdb gdb;               /* --gdb's server, listening before the VM */
     bool has_gdb;
     unsigned nr_cpus;             /* --cpus */
+    const char *name;             /* --name, for the control socket */
 };
 
 /* With no KERNEL: Debian's cloud kernel from perch's cache (fetched once). */
@@ -189,11 +191,6 @@ bad_kernel:
     return fail(e, "%s: %s", o->kernel, inner.msg);
 }
 
-/* Disks and the network card are xenbus devices: xenstore comes with them. */
-static bool has_devices(const struct launch *l)
-{
-    return l->nr_disks || l->link;
-}
 
 /* The guest's memory is anonymous and reserved lazily (MAP_NORESERVE), but
  * a guest given more than the host has would be killed when it used it:
@@ -223,8 +220,9 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
         .initrd = l->initrd.bytes,
         .initrd_bytes = l->initrd.size,
         .console_evtchn = PERCH_CONSOLE_PORT,
-        /* xenstore comes with the devices that need it. */
-        .store_evtchn = has_devices(l) ? PERCH_XENSTORE_PORT : 0,
+        /* xenstore always: the disks and the card are xenbus devices, and
+         * `perch shutdown` asks through control/shutdown. */
+        .store_evtchn = PERCH_XENSTORE_PORT,
     };
 
     if (check_host_memory(o->mem_mib, e))
@@ -359,7 +357,7 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     l->hole.shared->boot.no_guest_isolation = o->no_guest_isolation;
     describe_kernel(l, o->kernel);
     l->hole.shared->boot.console_port = PERCH_CONSOLE_PORT;
-    l->hole.shared->boot.xenstore_port = has_devices(l) ? PERCH_XENSTORE_PORT : 0;
+    l->hole.shared->boot.xenstore_port = PERCH_XENSTORE_PORT;
     l->hole.shared->boot.secondary_cr3 = l->hole.template_l4_mfn << PAGE_SHIFT;
     if (kvm_vm_create(&l->vm, &l->gm, l->nr_cpus, e) ||
         kvm_doorbell(&l->vm, l->hole.doorbell_gpa + PERCH_CONSOLE_DOORBELL,
@@ -444,6 +442,7 @@ struct run_phase {
     struct console console;
     struct guest_run run;            /* vCPU 0's */
     struct secondary_vcpus *others;  /* the rest's */
+    struct control_server control;   /* perch list, perch shutdown */
     struct error e;
     int status;
 };
@@ -463,8 +462,6 @@ static int start_devices(struct launch *l, bool sandbox, struct error *e)
         .sandbox = sandbox,
     };
 
-    if (!has_devices(l))
-        return 0;
     l->devices = calloc(1, sizeof(*l->devices));
     if (!l->devices)
         return fail(e, "out of memory for the devices");
@@ -499,6 +496,35 @@ static void stop_gdb(struct run_phase *p, int status)
         gdb_end(&p->l->gdb, exit_status(&p->console, status));
 }
 
+static int ask_poweroff(void *devices)
+{
+    return devices_ask_poweroff(devices);
+}
+
+/* The control socket (control_server.h), once the device thread can ask
+ * the guest to power off. Only a --name the user chose must be had: without
+ * one, a socket perch cannot make costs a note, not the run. */
+static int start_control(struct run_phase *p)
+{
+    struct launch *l = p->l;
+    struct control_guest g = {
+        .name = l->name, .vcpus = l->nr_cpus, .mem_mib = l->gm.nr_pages >> (20 - PAGE_SHIFT),
+        .disks = l->disks, .nr_disks = l->nr_disks,
+        .ask_poweroff = ask_poweroff, .arg = l->devices,
+    };
+    struct error e;
+
+    if (!control_server_start(&p->control, &g, &e))
+        return 0;
+    control_server_stop(&p->control);
+    if (l->name) {
+        p->e = e;
+        return -1;
+    }
+    fprintf(stderr, "perch: note: %s: perch list will not show this guest\n", e.msg);
+    return 0;
+}
+
 static int run_guest(struct run_phase *p)
 {
     int status;
@@ -506,7 +532,7 @@ static int run_guest(struct run_phase *p)
     if (start_console(p->l, &p->console, p->sandbox, &p->e))
         return STATUS_ERROR;
     if ((p->l->has_gdb && gdb_start(&p->l->gdb, p->sandbox, &p->e)) ||
-        start_devices(p->l, p->sandbox, &p->e)) {
+        start_devices(p->l, p->sandbox, &p->e) || start_control(p)) {
         stop_gdb(p, STATUS_ERROR);
         stop_devices(p->l, STATUS_ERROR, &p->e);
         console_stop(&p->console);
@@ -523,6 +549,7 @@ static int run_guest(struct run_phase *p)
     else
         status = secondary_vcpus_finish(p->others, &p->run, guest_run(&p->run, &p->e),
                                         &p->e);
+    control_server_stop(&p->control);
     status = stop_devices(p->l, status, &p->e);
     /* A ring the guest corrupted on its way out still breaks the rules. */
     if (console_stop(&p->console) && status != STATUS_GUEST_STOPPED) {
@@ -633,6 +660,7 @@ int launch_with(const struct options *o, const struct launch_io *io,
     l.io = io;
     l.stats = &p.run.stats;
     l.nr_cpus = o->cpus ? o->cpus : 1;
+    l.name = o->name;
     kvm_vm_init(&l.vm);
     sigaction(SIGPIPE, NULL, &old_pipe);   /* restored at the end */
     /* gdb's server knows one vCPU's registers and stops one vCPU. */

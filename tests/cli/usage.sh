@@ -126,6 +126,19 @@ if [ "$host_mib" -lt 65536 ]; then
     expect_error mem_over_host 1 "--mem 65536 MiB is more than this host's memory \($host_mib MiB\)"
 fi
 
+# --name, perch list and perch shutdown: their words checked first.
+for bad in '' 123 'a b' 'a/b' "$(printf 'x%.0s' $(seq 1 33))"; do
+    name=name_bad_${#bad}
+    perch_run "$name" run --name "$bad" "$HELLO"
+    expect_error "$name" 2 "--name '.*' is not 1 to 32"
+done
+perch_run list_extra list now
+expect_error list_extra 2 "perch list takes no arguments"
+perch_run shutdown_none shutdown
+expect_error shutdown_none 2 "perch shutdown needs one GUEST"
+perch_run shutdown_two shutdown a b
+expect_error shutdown_two 2 "perch shutdown needs one GUEST"
+
 perch_run mem_missing_value run "$HELLO" --mem
 expect_error mem_missing_value 2 "--mem.*needs a value"
 

@@ -49,7 +49,7 @@ for mode in default strict; do
     # Stores of a read-only page of text come through perch's patch after
     # the first: counted apart, and listed as one patched site.
     patched=$(sed -n 's/^mmu: stores through patches \([0-9]*\)$/\1/p' "$TMP/$name.out")
-    if grep -Eq " +6 bytes +2 +$patched  patched; restored 1x for a text write\$" "$TMP/$name.err"; then
+    if grep -Eq " +6 bytes +2 +$patched  patched( \(call\))?; restored 1x for a text write\$" "$TMP/$name.err"; then
         pass "$name/patched_site"
     else
         fail "$name/patched_site" "$(grep -A10 'trapping page-table' "$TMP/$name.err")"

@@ -1,0 +1,159 @@
+/* The asking end of the control socket (control_client.h, control.h). */
+#include "control_client.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "control.h"
+
+#define REPLY_TIMEOUT_MS 5000
+
+/* One request to the socket at path, its one-line reply into reply
+ * (without the newline). -1 with e when nobody answers there. */
+static int ask(const char *path, const char *request, char reply[CONTROL_LINE_MAX],
+               struct error *e)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    struct pollfd pfd = { .events = POLLIN };
+    size_t got = 0;
+    int fd;
+
+    if (strlen(path) >= sizeof(a.sun_path))
+        return fail(e, "%s: path too long", path);
+    strcpy(a.sun_path, path);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
+        write(fd, request, strlen(request)) != (ssize_t)strlen(request)) {
+        fail(e, "%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    pfd.fd = fd;
+    while (got < CONTROL_LINE_MAX - 1 && poll(&pfd, 1, REPLY_TIMEOUT_MS) > 0) {
+        ssize_t n = read(fd, reply + got, CONTROL_LINE_MAX - 1 - got);
+
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    reply[got] = '\0';
+    if (!got || reply[got - 1] != '\n')
+        return fail(e, "%s: no answer", path);
+    reply[got - 1] = '\0';
+    return 0;
+}
+
+/* The value of key in an "info" reply (disks: the rest of the line). */
+static const char *field(const char *reply, const char *key, char *out, size_t size)
+{
+    const char *p = strstr(reply, key);
+    size_t n;
+
+    if (!p)
+        return "?";
+    p += strlen(key);
+    n = strcmp(key, " disks=") ? strcspn(p, " ") : strlen(p);
+    snprintf(out, size, "%.*s", (int)n, p);
+    return out;
+}
+
+/* Call fn on every live socket's info reply; sockets nobody answers
+ * (a perch that was killed) are taken away. */
+static int each_guest(int (*fn)(void *arg, const char *path, const char *info), void *arg,
+                      struct error *e)
+{
+    char dir[PATH_MAX], path[PATH_MAX], reply[CONTROL_LINE_MAX];
+    struct dirent *d;
+    DIR *dp;
+    int rc = 1;
+
+    if (control_dir(dir, false, e))
+        return errno == ENOENT ? 1 : -1;
+    dp = opendir(dir);
+    if (!dp)
+        return fail(e, "%s: %s", dir, strerror(errno));
+    while (rc == 1 && (d = readdir(dp))) {
+        size_t n = strlen(d->d_name);
+        struct error ignored;
+
+        if (n < 6 || strcmp(d->d_name + n - 5, ".sock") ||
+            snprintf(path, sizeof(path), "%s/%s", dir, d->d_name) >= (int)sizeof(path))
+            continue;
+        if (ask(path, "info\n", reply, &ignored)) {
+            if (errno == ECONNREFUSED)
+                unlink(path);
+            continue;
+        }
+        if (!strncmp(reply, "ok ", 3))
+            rc = fn(arg, path, reply);
+    }
+    closedir(dp);
+    return rc;
+}
+
+struct finding {
+    const char *guest;
+    char *path;
+};
+
+static int match(void *arg, const char *path, const char *info)
+{
+    struct finding *f = arg;
+    char value[CONTROL_LINE_MAX];
+    bool by_pid = strspn(f->guest, "0123456789") == strlen(f->guest);
+
+    if (strcmp(field(info, by_pid ? "ok pid=" : " name=", value, sizeof(value)), f->guest))
+        return 1;
+    if (f->path)
+        snprintf(f->path, PATH_MAX, "%s", path);
+    return 0;
+}
+
+int control_find(const char *guest, char *path, struct error *e)
+{
+    struct finding f = { guest, path };
+    int rc = each_guest(match, &f, e);
+
+    if (rc == 1)
+        return fail(e, "no running guest is %s (perch list shows them)", guest);
+    return rc;
+}
+
+static int print_row(void *arg, const char *path, const char *info)
+{
+    char v[6][CONTROL_LINE_MAX];
+
+    (void)path;
+    fprintf(arg, "%-8s %-16s %5s %9s MiB %8s s  %s\n", field(info, "ok pid=", v[0], sizeof(v[0])),
+            field(info, " name=", v[1], sizeof(v[1])), field(info, " vcpus=", v[2], sizeof(v[2])),
+            field(info, " mem_mib=", v[3], sizeof(v[3])),
+            field(info, " uptime_s=", v[4], sizeof(v[4])),
+            field(info, " disks=", v[5], sizeof(v[5])));
+    return 1;
+}
+
+int control_list(FILE *out, struct error *e)
+{
+    fprintf(out, "%-8s %-16s %5s %13s %10s  %s\n", "PID", "NAME", "VCPUS", "MEMORY", "UPTIME",
+            "DISKS");
+    return each_guest(print_row, out, e) < 0 ? -1 : 0;
+}
+
+int control_shutdown(const char *guest, struct error *e)
+{
+    char path[PATH_MAX], reply[CONTROL_LINE_MAX];
+
+    if (control_find(guest, path, e) || ask(path, "shutdown\n", reply, e))
+        return -1;
+    if (strcmp(reply, "ok"))
+        return fail(e, "%s: %s", guest, strncmp(reply, "error ", 6) ? reply : reply + 6);
+    return 0;
+}

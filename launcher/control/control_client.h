@@ -1,0 +1,23 @@
+/*
+ * `perch list` and `perch shutdown`: the asking end of the control socket
+ * (control.h).
+ */
+#ifndef PERCH_CONTROL_CLIENT_H
+#define PERCH_CONTROL_CLIENT_H
+
+#include <limits.h>
+#include <stdio.h>
+
+#include "../base/error.h"
+
+/* The socket of the running guest `guest` (its pid, or its --name) into
+ * path (PATH_MAX bytes; may be NULL): 0, or -1 with e. */
+int control_find(const char *guest, char *path, struct error *e);
+
+/* `perch list`: a line for every running guest, under a header. */
+int control_list(FILE *out, struct error *e);
+
+/* `perch shutdown GUEST`: the guest is asked to power off. */
+int control_shutdown(const char *guest, struct error *e);
+
+#endif

@@ -1,0 +1,146 @@
+/* The control socket's server (control_server.h, control.h). */
+#include "control_server.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "control_client.h"
+
+#define REQUEST_TIMEOUT_MS 2000
+
+/* "info"'s answer: the disks' paths joined by commas, "-" for none. */
+static void info_line(const struct control_server *s, char *out, size_t size)
+{
+    struct timespec now;
+    int n;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    n = snprintf(out, size, "ok pid=%d name=%s vcpus=%u mem_mib=%lu uptime_s=%ld disks=",
+                 (int)getpid(), s->guest.name ? s->guest.name : "-", s->guest.vcpus,
+                 (unsigned long)s->guest.mem_mib, (long)(now.tv_sec - s->started.tv_sec));
+    for (unsigned i = 0; i < s->guest.nr_disks && n > 0 && (size_t)n < size; i++)
+        n += snprintf(out + n, size - n, "%s%s", i ? "," : "", s->guest.disks[i].path);
+    if (n > 0 && (size_t)n < size && !s->guest.nr_disks)
+        n += snprintf(out + n, size - n, "-");
+    if (n > 0 && (size_t)n + 2 <= size)
+        snprintf(out + n, size - n, "\n");
+    else
+        snprintf(out, size, "error the answer is too long\n");
+}
+
+/* One request: a line in (bounded in length and time), a line out. */
+static void answer(const struct control_server *s, int fd)
+{
+    char line[CONTROL_LINE_MAX + 1], out[CONTROL_LINE_MAX];
+    struct ucred peer;
+    socklen_t len = sizeof(peer);
+    size_t got = 0;
+    struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) || peer.uid != getuid())
+        return;
+    while (got < sizeof(line) - 1 && !memchr(line, '\n', got) &&
+           poll(&pfd, 1, REQUEST_TIMEOUT_MS) > 0) {
+        ssize_t n = read(fd, line + got, sizeof(line) - 1 - got);
+
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    line[got] = '\0';
+    if (!strcmp(line, "info\n"))
+        info_line(s, out, sizeof(out));
+    else if (!strcmp(line, "shutdown\n"))
+        snprintf(out, sizeof(out), "%s", s->guest.ask_poweroff(s->guest.arg)
+                                             ? "error the guest cannot be asked now\n"
+                                             : "ok\n");
+    else
+        snprintf(out, sizeof(out), "error no such request (info, shutdown)\n");
+    if (write(fd, out, strlen(out)) < 0)
+        return;                         /* the asker left: nothing to tell */
+}
+
+static void *serve(void *arg)
+{
+    struct control_server *s = arg;
+    struct pollfd fds[2] = { { .fd = s->listen_fd, .events = POLLIN },
+                             { .fd = s->stop_fd, .events = POLLIN } };
+
+    while (poll(fds, 2, -1) >= 0 || errno == EINTR) {
+        int fd;
+
+        if (fds[1].revents)
+            break;
+        if (!fds[0].revents)
+            continue;
+        fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd >= 0) {
+            answer(s, fd);
+            close(fd);
+        }
+    }
+    /* This thread takes its socket away: the one that stops it may be a
+     * vCPU thread, whose sandbox has no unlink. */
+    unlink(s->path);
+    return NULL;
+}
+
+static int listen_at(struct control_server *s, const char *dir, struct error *e)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+    if (snprintf(s->path, sizeof(s->path), "%s/%d.sock", dir, (int)getpid()) >=
+        (int)sizeof(s->path))
+        return fail(e, "the control socket's path under %s is too long", dir);
+    memcpy(a.sun_path, s->path, sizeof(s->path));
+    unlink(s->path);                    /* a pid's old socket: that perch is gone */
+    s->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s->listen_fd < 0 || bind(s->listen_fd, (struct sockaddr *)&a, sizeof(a)) ||
+        listen(s->listen_fd, 8))
+        return fail(e, "cannot listen at %s: %s", s->path, strerror(errno));
+    return 0;
+}
+
+int control_server_start(struct control_server *s, const struct control_guest *g,
+                         struct error *e)
+{
+    char dir[PATH_MAX];
+
+    memset(s, 0, sizeof(*s));
+    s->guest = *g;
+    s->listen_fd = s->stop_fd = -1;
+    clock_gettime(CLOCK_MONOTONIC, &s->started);
+    if (control_dir(dir, true, e))
+        return -1;
+    if (g->name && control_find(g->name, NULL, e) == 0)
+        return fail(e, "--name %s: a running guest has that name already", g->name);
+    if (listen_at(s, dir, e))
+        return -1;
+    s->stop_fd = eventfd(0, EFD_CLOEXEC);
+    if (s->stop_fd < 0 || pthread_create(&s->thread, NULL, serve, s))
+        return fail(e, "cannot start the control socket's thread");
+    s->running = true;
+    return 0;
+}
+
+void control_server_stop(struct control_server *s)
+{
+    uint64_t one = 1;
+
+    if (s->running && write(s->stop_fd, &one, sizeof(one)) == sizeof(one))
+        pthread_join(s->thread, NULL);
+    else if (s->listen_fd >= 0)
+        unlink(s->path);                /* never served: before any sandbox */
+    s->running = false;
+    if (s->listen_fd >= 0)
+        close(s->listen_fd);
+    if (s->stop_fd >= 0)
+        close(s->stop_fd);
+    s->listen_fd = s->stop_fd = -1;
+}

@@ -1,0 +1,75 @@
+# The control socket (launcher/control/): `perch list` shows running
+# guests with their name, vCPUs, memory and disks; `perch shutdown GUEST`
+# (by --name or pid) powers one off cleanly, as `xl shutdown` does; a name
+# is had once; a socket left by a killed perch is swept away; a request
+# that is not one gets "error". Debian's kernel, a private control folder.
+. tests/lib.sh
+
+export XDG_RUNTIME_DIR=$TMP/runtime
+mkdir -m 0700 "$XDG_RUNTIME_DIR"
+truncate -s 16M "$TMP/d.img"
+
+# start NAME ARGS...: a guest in the background (its command ends within
+# 60 s whatever happens), perch's own pid in $pid_NAME.
+start() {
+    local name=$1
+    shift
+    "$PERCH" run "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null &
+    eval "pid_$name=$!"
+}
+# wait_listed NAME: until perch list shows NAME (up to 20 s).
+wait_listed() {
+    for _ in $(seq 1 40); do
+        "$PERCH" list 2>/dev/null | grep -q " $1 " && return 0
+        sleep 0.5
+    done
+    return 1
+}
+
+perch_run list_none list
+expect_status list_none 0
+expect_line list_none out '^PID +NAME +VCPUS +MEMORY +UPTIME +DISKS$'
+
+start a --name ctl-a --cpus 2 -m 512M --disk "$TMP/d.img" -- sleep 60
+start b --name ctl-b -- sleep 60
+if wait_listed ctl-a && wait_listed ctl-b; then pass control/listed; else fail control/listed "$(cat "$TMP"/a.err)"; fi
+perch_run list_two list
+expect_line list_two out "^$pid_a +ctl-a +2 +512 MiB +[0-9]+ s  $TMP/d.img\$"
+expect_line list_two out "^$pid_b +ctl-b +1 +256 MiB +[0-9]+ s  -\$"
+
+# A name is had once.
+perch_run name_taken run --name ctl-a -- true
+expect_status name_taken 1
+expect_one_line_error name_taken
+expect_line name_taken err 'a running guest has that name already'
+
+# A request that is not one; then the guests powered off, by name and by pid.
+reply=$(python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"reboot now\n"); print(s.recv(200).decode().strip())' "$XDG_RUNTIME_DIR/perch/$pid_a.sock")
+if [ "$reply" = "error no such request (info, shutdown)" ]; then pass control/bad_request; else fail control/bad_request "got '$reply'"; fi
+perch_run shutdown_a shutdown ctl-a
+expect_status shutdown_a 0
+perch_run shutdown_b shutdown "$pid_b"
+expect_status shutdown_b 0
+for g in a b; do
+    eval "p=\$pid_$g"
+    if wait "$p"; then pass "control/$g/powered_off"; else fail "control/$g/powered_off" "status $?: $(tail -c 200 "$TMP/$g.err")"; fi
+    if [ ! -e "$XDG_RUNTIME_DIR/perch/$p.sock" ]; then pass "control/$g/socket_gone"; else fail "control/$g/socket_gone" "still there"; fi
+done
+
+# A killed perch leaves its socket; the next list sweeps it away.
+start c --name ctl-c -- sleep 60
+wait_listed ctl-c
+kill -9 "$pid_c"
+wait "$pid_c" 2>/dev/null
+perch_run list_after_kill list
+if ! grep -q ctl-c "$TMP/list_after_kill.out" && [ ! -e "$XDG_RUNTIME_DIR/perch/$pid_c.sock" ]; then
+    pass control/stale_socket_swept
+else
+    fail control/stale_socket_swept "$(cat "$TMP/list_after_kill.out")"
+fi
+pkill -9 -f "name ctl-c" 2>/dev/null
+
+perch_run shutdown_nosuch shutdown nosuch
+expect_status shutdown_nosuch 1
+expect_one_line_error shutdown_nosuch
+expect_line shutdown_nosuch err 'no running guest is nosuch'
