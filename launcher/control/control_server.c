@@ -14,6 +14,17 @@
 
 #define REQUEST_TIMEOUT_MS 2000
 
+/* A path on the one line of the answer: control bytes shown as '?'. */
+static int put_path(char *out, size_t size, const char *path)
+{
+    size_t n = 0;
+
+    for (; *path && n + 1 < size; path++, n++)
+        out[n] = (unsigned char)*path < 0x20 || *path == 0x7f ? '?' : *path;
+    out[n] = '\0';
+    return (int)n;
+}
+
 /* "info"'s answer: the disks' paths joined by commas, "-" for none. */
 static void info_line(const struct control_server *s, char *out, size_t size)
 {
@@ -24,8 +35,10 @@ static void info_line(const struct control_server *s, char *out, size_t size)
     n = snprintf(out, size, "ok pid=%d name=%s vcpus=%u mem_mib=%lu uptime_s=%ld disks=",
                  (int)getpid(), s->guest.name ? s->guest.name : "-", s->guest.vcpus,
                  (unsigned long)s->guest.mem_mib, (long)(now.tv_sec - s->started.tv_sec));
-    for (unsigned i = 0; i < s->guest.nr_disks && n > 0 && (size_t)n < size; i++)
-        n += snprintf(out + n, size - n, "%s%s", i ? "," : "", s->guest.disks[i].path);
+    for (unsigned i = 0; i < s->guest.nr_disks && n > 0 && (size_t)n + 1 < size; i++) {
+        n += snprintf(out + n, size - n, "%s", i ? "," : "");
+        n += put_path(out + n, size - n, s->guest.disks[i].path);
+    }
     if (n > 0 && (size_t)n < size && !s->guest.nr_disks)
         n += snprintf(out + n, size - n, "-");
     if (n > 0 && (size_t)n + 2 <= size)
