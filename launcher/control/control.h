@@ -25,8 +25,8 @@
 #define CONTROL_NAME_MAX 32
 
 /* The folder of the sockets, into dir (PATH_MAX bytes); with create, made
- * if missing. Refused unless it is a folder this user owns that nobody
- * else may enter. */
+ * if missing. 0; 1 when it is missing and not to be made; -1 with e unless
+ * it is a folder this user owns that nobody else may enter. */
 int control_dir(char dir[PATH_MAX], bool create, struct error *e);
 
 /* Whether name can be a guest's --name: 1 to CONTROL_NAME_MAX of

@@ -75,8 +75,10 @@ static int each_guest(int (*fn)(void *arg, const char *path, const char *info), 
     DIR *dp;
     int rc = 1;
 
-    if (control_dir(dir, false, e))
-        return errno == ENOENT ? 1 : -1;
+    rc = control_dir(dir, false, e);
+    if (rc)
+        return rc;
+    rc = 1;
     dp = opendir(dir);
     if (!dp)
         return fail(e, "%s: %s", dir, strerror(errno));

@@ -20,8 +20,11 @@ int control_dir(char dir[PATH_MAX], bool create, struct error *e)
         return fail(e, "the control folder's path is too long");
     if (create && mkdir(dir, 0700) && errno != EEXIST)
         return fail(e, "cannot create %s: %s", dir, strerror(errno));
-    if (lstat(dir, &st))
+    if (lstat(dir, &st)) {
+        if (errno == ENOENT && !create)
+            return 1;                   /* no folder: no guest ever listened */
         return fail(e, "%s: %s", dir, strerror(errno));
+    }
     if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))
         return fail(e, "%s is not a folder only you may enter (mode 0700, yours)", dir);
     return 0;

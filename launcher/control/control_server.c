@@ -129,7 +129,7 @@ int control_server_start(struct control_server *s, const struct control_guest *g
     s->guest = *g;
     s->listen_fd = s->stop_fd = -1;
     clock_gettime(CLOCK_MONOTONIC, &s->started);
-    if (control_dir(dir, true, e))
+    if (control_dir(dir, true, e) < 0)
         return -1;
     if (g->name && control_find(g->name, NULL, e) == 0)
         return fail(e, "--name %s: a running guest has that name already", g->name);

@@ -73,3 +73,17 @@ perch_run shutdown_nosuch shutdown nosuch
 expect_status shutdown_nosuch 1
 expect_one_line_error shutdown_nosuch
 expect_line shutdown_nosuch err 'no running guest is nosuch'
+
+# A folder others may enter is not used: list and --name refuse with one
+# line; a run without --name goes on, with one note.
+mkdir -p "$TMP/open/perch"
+chmod 0755 "$TMP/open/perch"
+XDG_RUNTIME_DIR=$TMP/open perch_run list_open list
+expect_status list_open 1
+expect_line list_open err "^perch: $TMP/open/perch is not a folder only you may enter"
+XDG_RUNTIME_DIR=$TMP/open perch_run name_open run --name ctl-d "$GUESTS/hello.elf"
+expect_status name_open 1
+expect_one_line_error name_open
+XDG_RUNTIME_DIR=$TMP/open perch_run noname_open run "$GUESTS/hello.elf"
+expect_status noname_open 0
+expect_line noname_open err '^perch: note: .*perch list will not show this guest$'
