@@ -53,7 +53,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "perch: %s\n", e.msg);
         return STATUS_ERROR;
     case CMD_SHUTDOWN:
-        if (!control_shutdown(o.guest, &e))
+        if (!control_shutdown(o.guest, o.wait, &e))
             return 0;
         fprintf(stderr, "perch: %s\n", e.msg);
         return STATUS_ERROR;

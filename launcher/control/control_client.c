@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "control.h"
@@ -149,7 +150,21 @@ int control_list(FILE *out, struct error *e)
     return each_guest(print_row, out, e) < 0 ? -1 : 0;
 }
 
-int control_shutdown(const char *guest, struct error *e)
+/* Until the socket at path is gone (its perch takes it away as it ends). */
+static int wait_gone(const char *guest, const char *path, struct error *e)
+{
+    struct timespec tick = { 0, 100 * 1000 * 1000 };
+
+    for (unsigned i = 0; i < CONTROL_WAIT_S * 10; i++) {
+        if (access(path, F_OK))
+            return 0;
+        nanosleep(&tick, NULL);
+    }
+    return fail(e, "%s was asked to power off but still runs after %d s", guest,
+                CONTROL_WAIT_S);
+}
+
+int control_shutdown(const char *guest, bool wait, struct error *e)
 {
     char path[PATH_MAX], reply[CONTROL_LINE_MAX];
 
@@ -157,5 +172,5 @@ int control_shutdown(const char *guest, struct error *e)
         return -1;
     if (strcmp(reply, "ok"))
         return fail(e, "%s: %s", guest, strncmp(reply, "error ", 6) ? reply : reply + 6);
-    return 0;
+    return wait ? wait_gone(guest, path, e) : 0;
 }

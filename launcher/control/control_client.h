@@ -6,6 +6,7 @@
 #define PERCH_CONTROL_CLIENT_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "../base/error.h"
@@ -17,7 +18,10 @@ int control_find(const char *guest, char *path, struct error *e);
 /* `perch list`: a line for every running guest, under a header. */
 int control_list(FILE *out, struct error *e);
 
-/* `perch shutdown GUEST`: the guest is asked to power off. */
-int control_shutdown(const char *guest, struct error *e);
+/* `perch shutdown [--wait] GUEST`: the guest is asked to power off; with
+ * wait, until its perch has ended (its socket gone), at most
+ * CONTROL_WAIT_S seconds. */
+#define CONTROL_WAIT_S 120
+int control_shutdown(const char *guest, bool wait, struct error *e);
 
 #endif

@@ -21,7 +21,7 @@ void cli_print_help(void)
 "       perch image debian FILE [--size SIZE] [--force]\n"
 "       perch cpu record [FILE]\n"
 "       perch list\n"
-"       perch shutdown GUEST\n"
+"       perch shutdown [--wait] GUEST\n"
 "       perch -h | --help | --version\n"
 "\n"
 "perch boots a Xen-PV-capable kernel as a paravirtual guest on /dev/kvm,\n"
@@ -189,7 +189,8 @@ void cli_print_help(void)
 "\n"
 "perch list shows your running guests (pid, --name, vCPUs, memory, uptime,\n"
 "disks); perch shutdown GUEST (its pid or --name) asks one to power off\n"
-"cleanly, as xl shutdown does (xenstore's control/shutdown), and returns.\n"
+"cleanly, as xl shutdown does (xenstore's control/shutdown), and returns;\n"
+"with --wait (-w), once that guest's perch has ended (at most 120 s).\n"
 "Each perch run answers them on a UNIX socket in $XDG_RUNTIME_DIR/perch\n"
 "(else /tmp/perch-UID), a folder only you may enter.\n"
 "\n"
@@ -595,10 +596,17 @@ int cli_parse(int argc, char **argv, struct options *o, struct error *e)
         return argc == 2 ? 0 : fail(e, "perch list takes no arguments");
     }
     if (!strcmp(argv[1], "shutdown")) {
+        int at = 2;
+
         o->command = CMD_SHUTDOWN;
-        o->guest = argc == 3 ? argv[2] : NULL;
-        return o->guest && o->guest[0] ? 0 : fail(e, "perch shutdown needs one GUEST "
-                                                     "(a pid or a --name)");
+        if (at < argc && (!strcmp(argv[at], "--wait") || !strcmp(argv[at], "-w"))) {
+            o->wait = true;
+            at++;
+        }
+        o->guest = argc == at + 1 ? argv[at] : NULL;
+        return o->guest && o->guest[0] && o->guest[0] != '-'
+                   ? 0 : fail(e, "perch shutdown needs one GUEST (a pid or a --name), "
+                                 "after --wait if given");
     }
     if (strcmp(argv[1], "run"))
         return fail(e, "unknown command '%s'", argv[1]);

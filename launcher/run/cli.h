@@ -40,6 +40,7 @@ struct options {
     const char *root;          /* --root DEV: boot the disk's own init */
     const char *name;          /* --name NAME for perch list and shutdown */
     const char *guest;         /* perch shutdown GUEST: a pid or a name */
+    bool wait;                 /* perch shutdown --wait (-w) */
     struct net_option net;     /* --net; kind NET_NONE when absent */
     uint16_t gdb_port;         /* --gdb: 0 when absent */
     bool gdb_wait;             /* --gdb-wait: hold the guest for gdb */

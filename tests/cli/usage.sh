@@ -20,7 +20,7 @@ options=$( {
     sed -n 's/^ *{ *"\([^"]*\)", *[a-z_]*_argument.*/--\1/p' launcher/run/cli.c
     sed -n 's/.*getopt_long([^"]*"\([^"]*\)".*/\1/p' launcher/run/cli.c |
         tr -d : | grep -o . | sed 's/^/-/'
-    grep -o 'strcmp(argv\[1\], "-[^"]*")' launcher/run/cli.c | cut -d'"' -f2
+    grep -o 'strcmp(argv\[[a-z0-9]*\], "-[^"]*")' launcher/run/cli.c | cut -d'"' -f2
     grep -ho 'strcmp(a, "--[^"]*")' launcher/bench/bench.c launcher/bench/bench_parse.c \
         launcher/image/image.c | cut -d'"' -f2
 } | sort -u)

@@ -56,6 +56,16 @@ for g in a b; do
     if [ ! -e "$XDG_RUNTIME_DIR/perch/$p.sock" ]; then pass "control/$g/socket_gone"; else fail "control/$g/socket_gone" "still there"; fi
 done
 
+# --wait returns once the guest's perch has ended.
+start w --name ctl-w -- sleep 60
+wait_listed ctl-w
+perch_run shutdown_wait shutdown --wait ctl-w
+expect_status shutdown_wait 0
+if ! kill -0 "$pid_w" 2>/dev/null; then pass control/wait_until_gone; else fail control/wait_until_gone "perch $pid_w still runs"; fi
+wait "$pid_w"
+expect_status_of() { if [ "$2" -eq "$3" ]; then pass "$1"; else fail "$1" "status $2, want $3"; fi; }
+expect_status_of control/w/powered_off $? 0
+
 # A killed perch leaves its socket; the next list sweeps it away.
 start c --name ctl-c -- sleep 60
 wait_listed ctl-c
