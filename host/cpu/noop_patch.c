@@ -39,13 +39,25 @@ static bool patching_on(void)
     return !for_gdb && !(optimizations_off & PERCH_OPT_INSN_PATCHING);
 }
 
+/* No other vCPU has a context yet: nothing else can be fetching the byte
+ * as it changes (the early boot, where the cli storm is, runs on vCPU 0
+ * alone). With others up, a byte is left as it is, as insn_patch.c leaves
+ * its sites without Linux's text_poke_bp dance. */
+static bool alone(void)
+{
+    for (unsigned i = 0; i < host_nr_vcpus; i++)
+        if (i != current->id && vcpu_of(i)->state != VCPU_OFF)
+            return false;
+    return true;
+}
+
 void noop_patch_emulated(uint64_t rip, uint8_t opcode)
 {
     const typeof(perch_shared.boot) *b = &perch_shared.boot;
     uint64_t maddr;
     uint8_t expected = opcode;
 
-    if (!patching_on() || nr_sites == NOOP_PATCH_SITES || !noop_everywhere() ||
+    if (!patching_on() || nr_sites == NOOP_PATCH_SITES || !alone() || !noop_everywhere() ||
         rip < b->kernel_text_start || rip >= b->kernel_text_end)
         return;
     maddr = guest_frame_maddr(rip, false);

@@ -5,7 +5,8 @@
  * Linux's this_cpu_cmpxchg16b_emu runs `pushf; cli; ...; popf` for every
  * slab operation of early boot, ~5 600 times before alternatives put
  * cmpxchg16b in its callers. So once the Host has emulated one at an
- * address of the kernel's text, it writes a nop over it (at most
+ * address of the kernel's text, while no other vCPU has a context (nothing
+ * else can be fetching it), it writes a nop over it (at most
  * NOOP_PATCH_SITES of them); the bytes come back the moment any vCPU that
  * can run would have the instruction trap (set_iopl, a new vCPU context,
  * vm_assist architectural_iopl). Not with --gdb (gdb shows the kernel's

@@ -588,6 +588,24 @@ static void nops_come_back_when_iopl_drops(void)
     CHECK(run(13) == EMUL_INJECT_GP && untouched());
 }
 
+/* Not while another vCPU has a context (it could be fetching the byte);
+ * one that is still off does not count. */
+static void no_nops_while_another_vcpu_runs(void)
+{
+    setup();
+    noop_patch_init(false);
+    code_is_kernel_text();
+    host_nr_vcpus = 2;
+    host_env_cpus[1].vcpu.iopl = 1;
+    host_env_cpus[1].vcpu.state = VCPU_UP;
+    CODE(0, "\xfa");
+    CHECK(run(13) == EMUL_DONE && code_byte(0) == 0xfa && noop_patch_sites() == 0);
+    host_env_cpus[1].vcpu.state = VCPU_OFF;
+    regs.rip = CODE_VA;
+    CHECK(run(13) == EMUL_DONE && code_byte(0) == 0x90 && noop_patch_sites() == 1);
+    host_nr_vcpus = 1;
+}
+
 /* Not under gdb, nor with --no-insn-patching: the kernel's bytes stay. */
 static void no_nops_for_gdb_or_the_switch(void)
 {
@@ -665,6 +683,7 @@ int main(void)
     RUN(cli_and_sti_become_nops);
     RUN(nops_come_back_when_iopl_drops);
     RUN(no_nops_for_gdb_or_the_switch);
+    RUN(no_nops_while_another_vcpu_runs);
     RUN(unknown_instructions_are_gp);
     RUN(reset_restores_boot_state);
     return check_exit_status();
