@@ -57,14 +57,15 @@ void noop_patch_emulated(uint64_t rip, uint8_t opcode)
     uint64_t maddr;
     uint8_t expected = opcode;
 
-    if (!patching_on() || nr_sites == NOOP_PATCH_SITES || !alone() || !noop_everywhere() ||
+    /* Alone, and this vCPU's privilege just made it a no-op: a no-op on
+     * every vCPU that can run. */
+    if (!patching_on() || nr_sites == NOOP_PATCH_SITES || !alone() ||
         rip < b->kernel_text_start || rip >= b->kernel_text_end)
         return;
     maddr = guest_frame_maddr(rip, false);
     if (!maddr)
         return;
-    /* Another vCPU runs the same text: the byte is swapped whole, and only
-     * if it still holds what was emulated. */
+    /* Only if the byte still holds what was emulated. */
     if (__atomic_compare_exchange_n(env_alias_base() + maddr, &expected, NOP, false,
                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         sites[nr_sites++] = (typeof(sites[0])){ maddr, opcode };

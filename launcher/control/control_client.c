@@ -16,7 +16,8 @@
 #define REPLY_TIMEOUT_MS 5000
 
 /* One request to the socket at path, its one-line reply into reply
- * (without the newline). -1 with e when nobody answers there. */
+ * (without the newline). -1 with e when nobody answers there (errno
+ * ECONNREFUSED: nobody listens any more). */
 static int ask(const char *path, const char *request, char reply[CONTROL_LINE_MAX],
                struct error *e)
 {
@@ -31,9 +32,12 @@ static int ask(const char *path, const char *request, char reply[CONTROL_LINE_MA
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
         write(fd, request, strlen(request)) != (ssize_t)strlen(request)) {
-        fail(e, "%s: %s", path, strerror(errno));
+        int err = errno;                /* each_guest tells a dead perch by it */
+
+        fail(e, "%s: %s", path, strerror(err));
         if (fd >= 0)
             close(fd);
+        errno = err;
         return -1;
     }
     pfd.fd = fd;
@@ -74,9 +78,8 @@ static int each_guest(int (*fn)(void *arg, const char *path, const char *info), 
     char dir[PATH_MAX], path[PATH_MAX], reply[CONTROL_LINE_MAX];
     struct dirent *d;
     DIR *dp;
-    int rc = 1;
+    int rc = control_dir(dir, false, e);
 
-    rc = control_dir(dir, false, e);
     if (rc)
         return rc;
     rc = 1;
