@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ucontext.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -221,11 +222,28 @@ static struct {
     volatile int answered;
 } probe;
 static __thread sigjmp_buf probe_jump;
+static __thread volatile int probing;   /* a fault now is the probe's answer */
+static volatile const char *stage = "start";
 
-static void probe_fault(int sig)
+/* The prober's expected fault jumps back to say so; any other SIGSEGV is a
+ * wrong answer of the machine, told with where it hit (the kernel prints
+ * nothing for a signal that has a handler). */
+static void probe_fault(int sig, siginfo_t *info, void *context)
 {
+    const ucontext_t *uc = context;
+    char line[200];
+    int n;
+
     (void)sig;
-    siglongjmp(probe_jump, 1);
+    if (probing)
+        siglongjmp(probe_jump, 1);
+    n = snprintf(line, sizeof(line),
+                 "torture: FAIL unexpected SIGSEGV in %s (pid %d): address %p code %d ip %llx\n",
+                 (const char *)stage, (int)getpid(), info->si_addr, info->si_code,
+                 (unsigned long long)uc->uc_mcontext.gregs[REG_RIP]);
+    if (write(1, line, (size_t)n) < 0)
+        _exit(1);
+    _exit(1);
 }
 
 static void *prober(void *arg)
@@ -241,12 +259,15 @@ static void *prober(void *arg)
         if (ask < 0)
             return NULL;
         if (sigsetjmp(probe_jump, 1) == 0) {
+            probing = 1;
             if (ask == 1)
                 probe.page[8] = 1;
             else
                 (void)probe.page[8];
+            probing = 0;
             probe.faulted = 0;
         } else {
+            probing = 0;
             probe.faulted = 1;
         }
         __atomic_store_n(&probe.ask, 0, __ATOMIC_RELEASE);
@@ -302,13 +323,18 @@ int torture_main(const char *self, const char *nop_arg, const char *rounds_arg)
         fail("ROUNDS must be a positive number, not '%s'", rounds_arg);
     ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
     memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = probe_fault;
+    sa.sa_sigaction = probe_fault;
+    sa.sa_flags = SA_SIGINFO;
     sigaction(SIGSEGV, &sa, NULL);
     for (long r = 0; r < rounds; r++) {
         move_to(r);
+        stage = "pipe";
         pipe_round(r);
+        stage = "copy-on-write";
         cow_round(r);
+        stage = "exec";
         exec_round(r, self, nop_arg);
+        stage = "mprotect/munmap storm";
         storm_round(r);
     }
     printf("torture: ok %ld rounds on %d CPUs, %ld checks\n", rounds, ncpus, checks);

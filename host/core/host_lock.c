@@ -30,22 +30,24 @@ static void spin_for_lock(unsigned me)
 
 /*
  * lock_levels is a stack of bits, one per Host entry in progress on this
- * vCPU: 1 where that entry took the lock. An interrupt between any two
- * steps here pushes and pops its own bit before the steps go on, so the
- * word is the same when they do.
+ * vCPU: 1 where that entry took the lock; guest_levels beside it holds the
+ * in_guest each entry found. An interrupt between any two steps here
+ * pushes and pops its own bits before the steps go on, so the words are
+ * the same when they do.
  */
 void host_enter(void)
 {
     struct vcpu *me = current;
-    bool took;
+    bool took, was_in_guest;
 
-    __atomic_store_n(&me->in_guest, false, __ATOMIC_SEQ_CST);
+    was_in_guest = __atomic_exchange_n(&me->in_guest, false, __ATOMIC_SEQ_CST);
     if (host_nr_vcpus == 1)
         return;
     took = holder != me->id + 1;
     if (took)
         spin_for_lock(me->id);
     me->lock_levels = me->lock_levels << 1 | took;
+    me->guest_levels = me->guest_levels << 1 | was_in_guest;
 }
 
 bool host_holds_lock_below(void)
@@ -53,16 +55,26 @@ bool host_holds_lock_below(void)
     return host_nr_vcpus == 1 || (current->lock_levels >> 1) != 0;
 }
 
+/*
+ * Back into the Host code it interrupted, an entry gives back the in_guest
+ * it found: an interrupt may come after the way out set it and let the
+ * lock go, and that code goes on into the guest with no further look at
+ * what it owes. Left false, it would run guest code while every other
+ * vCPU's shootdown took it for out of the guest and neither interrupted
+ * it nor waited: a stale TLB entry used after the kernel freed its page.
+ */
 void host_leave(bool to_guest)
 {
     struct vcpu *me = current;
-    bool took;
+    bool took, was_in_guest;
 
     if (host_nr_vcpus == 1)
         return;
     took = me->lock_levels & 1;
     me->lock_levels >>= 1;
-    if (to_guest)
+    was_in_guest = me->guest_levels & 1;
+    me->guest_levels >>= 1;
+    if (to_guest || was_in_guest)
         __atomic_store_n(&me->in_guest, true, __ATOMIC_SEQ_CST);
     if (took)
         __atomic_store_n(&holder, 0, __ATOMIC_RELEASE);

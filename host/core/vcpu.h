@@ -99,9 +99,11 @@ struct vcpu {
      * it). lock_levels: host_lock.h's stack of bits. ipi_seq: lapic.c's
      * count of IPIs sent. state: VCPU_OFF until VCPUOP_initialise gives
      * it a context (start: its first guest registers), VCPU_DOWN until
-     * VCPUOP_up, VCPU_DOWN again while it sleeps in VCPUOP_down. */
+     * VCPUOP_up, VCPU_DOWN again while it sleeps in VCPUOP_down.
+     * guest_levels: beside lock_levels, the in_guest each entry found. */
     bool in_guest;
     uint64_t lock_levels;
+    uint64_t guest_levels;
     uint64_t shootdown;     /* vCPUs (bit i) that owe a flush: host/mm/tlb.c */
     unsigned ipi_seq;
     enum { VCPU_OFF, VCPU_DOWN, VCPU_UP } state;

@@ -16,6 +16,7 @@
 #include "host_env.h"
 
 #include "../../host/events/evtchn.h"
+#include "../../host/core/host_lock.h"
 #include "../../host/events/time.h"
 #include "../../host/mm/tlb.h"
 
@@ -619,6 +620,60 @@ static void shootdown_interrupts_vcpu_in_guest(void)
     CHECK(vcpu_of(2)->pending & PENDING_TLB_FLUSH);
 }
 
+/*
+ * An interrupt that finds a vCPU's Host on its way out, after it set
+ * in_guest and let the lock go, gives in_guest back: that code goes on
+ * into the guest, so another vCPU's shootdown must still interrupt it
+ * and wait. (Left false, the shootdown skipped it and its stale TLB
+ * outlived the kernel's flush: the SMP torture's wrong answers.)
+ */
+static void interrupt_on_the_way_out_keeps_in_guest(void)
+{
+    struct cpu_regs r;
+
+    setup(2);
+    CHECK(bring_up(1) == 0);
+    host_env_cpu_now = 1;
+    __atomic_store_n(&current->in_guest, true, __ATOMIC_SEQ_CST);
+    memset(&r, 0, sizeof(r));
+    r.vector = PERCH_TIMER_VECTOR + 1;
+    r.rip = PERCH_REGION_VA + 0x100;
+    r.cs = FLAT_KERNEL_CS64;
+    CHECK(HOST_ENV_EXPECT_STOP(host_interrupt_cpl3(&r)));
+    CHECK(vcpu_of(1)->in_guest);
+    CHECK(current->lock_levels == 0 && current->guest_levels == 0);
+    host_env_cpu_now = 0;
+    host_env_ipis = 0;
+    ipi_leaves_guest = 1;
+    tlb_flush_vcpus(1ull << 1);
+    tlb_shootdown();
+    CHECK(host_env_ipis == 1 && host_env_ipi_cpu == 1);
+    CHECK(vcpu_of(1)->pending & PENDING_TLB_FLUSH);
+}
+
+/* Back into Host code that had not left (a hypercall at work), the entry
+ * leaves in_guest as it found it: false, the lock still the hypercall's. */
+static void interrupt_inside_a_hypercall_keeps_it_out(void)
+{
+    struct cpu_regs r;
+
+    bool in_guest, outer_levels;
+
+    setup(2);
+    __atomic_store_n(&current->in_guest, true, __ATOMIC_SEQ_CST);   /* guest code */
+    host_enter();   /* the hypercall the interrupt finds */
+    memset(&r, 0, sizeof(r));
+    r.vector = PERCH_TIMER_VECTOR + 1;
+    r.rip = PERCH_REGION_VA + 0x100;
+    r.cs = FLAT_KERNEL_CS64;
+    CHECK(HOST_ENV_EXPECT_STOP(host_interrupt_cpl3(&r)));
+    in_guest = current->in_guest;
+    outer_levels = current->lock_levels == 1 && current->guest_levels == 1;
+    host_leave(true);   /* before any CHECK, which may end the case */
+    CHECK(!in_guest && outer_levels);
+    CHECK(current->in_guest && current->lock_levels == 0 && current->guest_levels == 0);
+}
+
 static void flush_vcpus_ignores_absent_ones(void)
 {
     setup(2);
@@ -814,6 +869,8 @@ int main(void)
     RUN(register_vcpu_info_moves_only_that_vcpu);
     RUN(flush_vcpus_then_shootdown);
     RUN(shootdown_interrupts_vcpu_in_guest);
+    RUN(interrupt_on_the_way_out_keeps_in_guest);
+    RUN(interrupt_inside_a_hypercall_keeps_it_out);
     RUN(flush_vcpus_ignores_absent_ones);
     RUN(upper_level_change_shoots_down_all_others);
     RUN(l1_change_stales_every_vcpu);
