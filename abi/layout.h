@@ -338,6 +338,9 @@ enum perch_request {
     PERCH_REQ_PING,           /* nothing to do: PERCH_OP_launcher_roundtrip */
     PERCH_REQ_GDB,            /* --gdb: the guest stopped, gdb.regs hold it;
                                * arg0: PERCH_GDB_STOP_* */
+    PERCH_REQ_RELEASE_FRAMES, /* the guest's balloon gave frames back: the
+                               * ranges in shared->release go back to the
+                               * host (their memory reads as zero again) */
     PERCH_REQ_COUNT
 };
 
@@ -438,6 +441,7 @@ struct perch_patch_site {
 
 #define PERCH_CONSOLE_RING_BYTES 4096u
 #define PERCH_FATAL_MSG_BYTES    160u
+#define PERCH_RELEASE_RANGES     256u   /* release.range[] */
 #define PERCH_WHERE_STACK_WORDS  64u   /* request.where.stack[] */
 
 /*
@@ -573,6 +577,16 @@ struct perch_shared {
         } where;
     } request;
 
+    /* PERCH_REQ_RELEASE_FRAMES: nr ranges of machine frames, each the
+     * guest's, that its balloon driver gave back (host/mm/reservation.c).
+     * Numbers only, which a guest kernel may forge: the Launcher checks
+     * each range against the guest's frames before it drops one. */
+    struct {
+        uint32_t nr;
+        uint32_t pad;
+        struct { uint64_t first_mfn, frames; } range[PERCH_RELEASE_RANGES];
+    } release;
+
     struct {
         uint64_t hypercalls[XEN_NR_HYPERCALLS];
         uint64_t hypercalls_unknown;   /* numbers outside the table */
@@ -590,6 +604,8 @@ struct perch_shared {
         uint64_t patched_stores;       /* PTE stores that came through a patch */
         uint64_t patch_sites_unlisted; /* traps at sites past the table's end */
         uint64_t direct_calls;         /* hypercalls and irets made without a trap */
+        uint64_t frames_given_back;    /* by the balloon (decrease_reservation) */
+        uint64_t frames_taken;         /* again (populate_physmap, increase_reservation) */
         uint32_t direct_state;         /* enum perch_direct_state */
         uint32_t pad_direct;
         uint32_t nr_patch_sites, pad_patch;

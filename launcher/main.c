@@ -57,6 +57,11 @@ int main(int argc, char **argv)
             return 0;
         fprintf(stderr, "perch: %s\n", e.msg);
         return STATUS_ERROR;
+    case CMD_MEM_SET:
+        status = control_mem_set(o.guest, o.mem_mib, &e);
+        if (status)
+            fprintf(stderr, "perch: %s\n", e.msg);
+        return status;
     case CMD_RUN:
         break;
     }

@@ -16,6 +16,7 @@
  * Each attack first prints "hostile: attack NAME"; the attacks the guest
  * is meant to survive end with "PASS hostile/NAME" and a power-off.
  */
+#include "../../abi/xen/memory.h"
 #include "../../abi/xen/physdev.h"
 #include "rt.h"
 #include "events.h"
@@ -708,6 +709,58 @@ static void attack_direct_rewritten(const char *name)
         test_pass(name);
 }
 
+/* ---- The balloon (host/mm/reservation.c) --------------------------------- */
+
+/* decrease_reservation over the frames given. */
+static long give_back(const uint64_t *frames, unsigned n)
+{
+    struct xen_memory_reservation r = { .extent_start = (uint64_t)frames, .nr_extents = n,
+                                        .domid = DOMID_SELF };
+
+    return hypercall2(HYPERVISOR_memory_op, XENMEM_decrease_reservation, (unsigned long)&r);
+}
+
+/* A frame perch keeps for itself (frame 1: below the guest's). */
+static void attack_balloon_foreign(const char *name)
+{
+    static const uint64_t frames[] = { 1 };
+
+    give_back(frames, 1);
+    survived(name);
+}
+
+/* The guest's last frame, which this small kernel never uses, twice. */
+static void attack_balloon_twice(const char *name)
+{
+    uint64_t last = ((const uint64_t *)start->mfn_list)[start->nr_pages - 1];
+    const uint64_t frames[] = { last, last };
+
+    give_back(frames, 2);
+    survived(name);
+}
+
+/* Forged ranges for the Launcher to drop: a frame that is perch's. */
+static void attack_release_forged(const char *name)
+{
+    wait_drained();
+    sh->release.nr = 1;
+    sh->release.range[0].first_mfn = 1;
+    sh->release.range[0].frames = 1;
+    sh->request.reason = PERCH_REQ_RELEASE_FRAMES;
+    call_exit_gate();
+    survived(name);
+}
+
+/* More ranges than the shared page holds. */
+static void attack_release_count(const char *name)
+{
+    wait_drained();
+    sh->release.nr = 0x7fffffff;
+    sh->request.reason = PERCH_REQ_RELEASE_FRAMES;
+    call_exit_gate();
+    survived(name);
+}
+
 /* ---- Dispatch ------------------------------------------------------------ */
 
 static const struct {
@@ -764,6 +817,10 @@ static const struct {
     { "direct_bad_rsp", attack_direct_bad_rsp },
     { "direct_storm", attack_direct_storm },
     { "direct_rewritten", attack_direct_rewritten },
+    { "balloon_foreign", attack_balloon_foreign },
+    { "balloon_twice", attack_balloon_twice },
+    { "release_forged", attack_release_forged },
+    { "release_count", attack_release_count },
 };
 
 void guest_main(const struct start_info *si)

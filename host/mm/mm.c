@@ -123,8 +123,8 @@ static bool shared_with_guest(uint64_t mfn)
 }
 
 /*
- * The frame a present entry names must be the guest's; an L1 entry may also
- * map a frame shared with it. Xen's errors: in an L1 entry, a frame of another owner
+ * The frame a present entry names must be the guest's (and not one its
+ * balloon gave back); an L1 entry may also map a frame shared with it. Xen's errors: in an L1 entry, a frame of another owner
  * is -EBUSY, one outside RAM is MMIO the guest may not map, -EPERM, and the
  * all-ones frame number -EINVAL; a table that is not the guest's is
  * -EINVAL. MM_ANY gets the L1 answers.
@@ -132,8 +132,9 @@ static bool shared_with_guest(uint64_t mfn)
 static long check_target(uint64_t mfn, int level)
 {
     uint64_t frames = perch_shared.boot.machine_frames;
+    const struct mm_frame_info *f = frame_info(mfn);
 
-    if (guest_owns_frame(mfn))
+    if (guest_owns_frame(mfn) && !(f && (f->flags & MM_FRAME_GIVEN_BACK)))
         return 0;
     if (level > MM_L1)
         return -XEN_EINVAL;
@@ -422,6 +423,15 @@ long mm_pin(uint64_t mfn, int level)
     if (level == MM_L4)
         fill_hole(mfn);
     return 0;
+}
+
+bool mm_frame_in_use(uint64_t mfn)
+{
+    const struct mm_frame_info *f = frame_info(mfn);
+
+    if (mm_strict_active())
+        return f->count != 0;
+    return (f && (f->flags & MM_FRAME_PINNED)) || is_base(mfn);
 }
 
 /* Unpinning a table in use is allowed, as in Xen (Linux unpins the

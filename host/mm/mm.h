@@ -73,6 +73,7 @@ struct mm_frame_info {
 #define MM_TYPE_L4       4
 #define MM_TYPE_WRITABLE 5   /* strict: count = writable mappings */
 #define MM_FRAME_PINNED  0x01
+#define MM_FRAME_GIVEN_BACK 0x02   /* the balloon gave it back: host/mm/reservation.c */
 
 /* perch_shared.boot.machine_frames entries, zeroed before mm_boot(). Strict
  * mode needs it; the default mode uses it to remember which frames are
@@ -163,5 +164,38 @@ long mm_start_baseptr(struct vcpu *v, uint64_t mfn);
 
 long mm_get_writable(uint64_t mfn);
 void mm_put_writable(uint64_t mfn);
+
+/* Is the guest's frame mfn in use in a way perch tracks: strict, any
+ * type reference (a table, a writable mapping); default, a pinned table
+ * or a vCPU's base pointer. */
+bool mm_frame_in_use(uint64_t mfn);
+
+/* The M2P entry of the guest's frame mfn: 0, or -XEN_EINVAL. */
+long mm_set_m2p(uint64_t mfn, uint64_t pfn);
+
+/* ---- The balloon's frames (host/mm/reservation.c) ------------------------------ */
+
+/*
+ * Xen's decrease_reservation for one frame: the guest gives mfn back. It
+ * must be one of its own, not given back already, not in use
+ * (mm_frame_in_use); anything else is a guest that broke the rules and is
+ * stopped (host_fatal). From now on no entry may map it, its M2P entry is
+ * invalid, and its memory goes back to the host at the next
+ * reservation_release(). Without mm_frames nothing can be given back:
+ * false, nothing done.
+ */
+bool reservation_give_back(uint64_t mfn);
+
+/* The frames given back so far go back to the host: one request to the
+ * Launcher, which drops their memory (it reads as zero again). */
+void reservation_release(void);
+
+/* A frame given back earlier, taken again (populate_physmap,
+ * increase_reservation), its M2P entry set to pfn; INVALID_MFN: none
+ * left. Its memory reads as zero. */
+uint64_t reservation_take(uint64_t pfn);
+
+/* Frames given back and not taken again. */
+uint64_t reservation_given_back(void);
 
 #endif

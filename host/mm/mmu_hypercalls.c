@@ -65,8 +65,9 @@ static void batch_end(uint64_t done_va, uint32_t done)
 /* ---- mmu_update ---------------------------------------------------------------- */
 
 /* The M2P entry of one of the guest's frames (Linux: when it remaps memory
- * around e820 holes). The value is not checked, as in Xen. */
-static long machphys_update(uint64_t mfn, uint64_t pfn)
+ * around e820 holes; the balloon's frames). The value is not checked, as
+ * in Xen. */
+long mm_set_m2p(uint64_t mfn, uint64_t pfn)
 {
     uint64_t limit = perch_shared.boot.machine_frames * XEN_PAGE_SIZE;
 
@@ -98,7 +99,7 @@ static long mmu_update_one(const struct mmu_update *req, bool io_owner)
     long rc;
 
     if (cmd == MMU_MACHPHYS_UPDATE)
-        return machphys_update(mfn, req->val);
+        return mm_set_m2p(mfn, req->val);
     /* NORMAL, PRESERVE_AD, and NO_TRANSLATE (NORMAL for a PV guest). */
     if (cmd > MMU_PT_UPDATE_NO_TRANSLATE)
         return -XEN_ENOSYS;

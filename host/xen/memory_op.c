@@ -1,20 +1,19 @@
 /*
  * memory_op: what the guest learns about its memory, and the reservation
- * calls of a balloon driver.
+ * calls of its balloon driver.
  *
- * A perch guest has a fixed set of frames: pseudo-physical 0 .. nr_pages-1
- * on machine frames guest_mfn_base onward, and nothing to give back or take
- * (perch has no free-frame pool). So the queries answer from
- * perch_shared.boot, and the reservation calls report that no extent was
- * done. That is what Linux's balloon driver gets when Xen is out of memory;
- * increase_reservation and populate_physmap callers cope with it, and
- * decrease_reservation is only reached when the balloon target is lowered
- * (xenstore memory/target, sysfs) or backends ask for ballooned pages,
- * which a perch guest never sees. A Linux kernel that did reach it would
- * BUG, as it would on Xen with a failing decrease.
+ * A perch guest's frames are pseudo-physical 0 .. nr_pages-1 on machine
+ * frames guest_mfn_base onward. Its balloon driver (Linux's, when
+ * xenstore's memory/target goes down) gives frames back with
+ * decrease_reservation and takes them again with populate_physmap (or
+ * increase_reservation) when the target rises: host/mm/reservation.c
+ * keeps them, and the Launcher returns their memory to the host. Only
+ * single frames (extent order 0), which is all Linux's driver asks for.
+ * The queries answer from the boot's figures less the frames given back.
  */
 #include "../../abi/xen/memory.h"
 #include "../core/host.h"
+#include "../mm/mm.h"
 
 /*
  * The guest's e820: one RAM region over its pages and no holes, so Linux
@@ -75,7 +74,55 @@ static long domain_query(unsigned op, uint64_t arg)
         return -XEN_ESRCH;
     if (op == XENMEM_maximum_gpfn)
         return (long)(pages ? pages - 1 : 0);
+    if (op == XENMEM_current_reservation)
+        return (long)(pages - reservation_given_back());
     return (long)pages;
+}
+
+/*
+ * One reservation call, extent by extent from start_extent: the count of
+ * extents done so far (those of earlier parts of the call counted), as
+ * Xen returns, or a negative error before any. decrease: each extent names
+ * a frame the guest gives back. populate: each names the pseudo-physical
+ * frame to fill, and gets the machine frame written over it; increase:
+ * the same with no pseudo-physical frame given.
+ */
+static long reservation(unsigned op, uint64_t arg, uint64_t start_extent)
+{
+    struct xen_memory_reservation r;
+    uint64_t i;
+
+    if (copy_from_guest(&r, arg, sizeof(r)))
+        return -XEN_EFAULT;
+    if (r.domid != DOMID_SELF)
+        return -XEN_ESRCH;
+    if (r.extent_order || start_extent > r.nr_extents || r.nr_extents >> 60 ||
+        !guest_handle_okay(r.extent_start, r.nr_extents * 8))
+        return -XEN_EINVAL;
+    for (i = start_extent; i < r.nr_extents; i++) {
+        uint64_t frame, mfn, slot = r.extent_start + i * 8;
+
+        if (op != XENMEM_increase_reservation && copy_from_guest(&frame, slot, 8))
+            break;
+        if (op == XENMEM_decrease_reservation) {
+            if (!reservation_give_back(frame))
+                break;
+            continue;
+        }
+        if (op == XENMEM_increase_reservation)
+            frame = INVALID_MFN;
+        else if (frame >= perch_shared.boot.guest_nr_pages)
+            break;
+        mfn = reservation_take(frame);
+        if (mfn == INVALID_MFN)
+            break;
+        if (copy_to_guest(slot, &mfn, 8)) {
+            reservation_give_back(mfn);   /* not the guest's after all */
+            break;
+        }
+    }
+    reservation_release();
+    return (long)i;
 }
 
 long do_memory_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t a5)
@@ -88,9 +135,7 @@ long do_memory_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t
     case XENMEM_increase_reservation:
     case XENMEM_decrease_reservation:
     case XENMEM_populate_physmap:
-        /* The count of extents done, counting those of earlier parts of
-         * the call: none here (see the top of the file). */
-        return (long)start_extent;
+        return reservation(op, arg, start_extent);
     case XENMEM_maximum_ram_page:
         /* Xen's max_page: one more than the highest machine frame. */
         return start_extent ? -XEN_EINVAL : (long)perch_shared.boot.machine_frames;

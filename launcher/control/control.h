@@ -1,6 +1,7 @@
 /*
  * The control socket: every running `perch run` listens on a UNIX socket,
- * DIR/PID.sock, so that `perch list` and `perch shutdown` reach it. DIR is
+ * DIR/PID.sock, so that `perch list`, `perch shutdown` and `perch mem-set`
+ * reach it. DIR is
  * $XDG_RUNTIME_DIR/perch, else /tmp/perch-UID: a folder of the user's own,
  * mode 0700, checked before use. One request a connection, one line each
  * way:
@@ -9,6 +10,10 @@
  *   "shutdown" -> "ok" once the guest is asked to power off, as `xl
  *                 shutdown` asks (xenstore's control/shutdown), else
  *                 "error WHY"
+ *   "mem-set MIB" -> "ok" once the guest's memory target is set (xenstore's
+ *                 memory/target, as `xl mem-set`), else "error WHY"; a size
+ *                 outside the guest's range is refused with a WHY that
+ *                 names its bounds in MiB
  * A peer of another user is refused; a line longer than CONTROL_LINE_MAX or
  * a request not of these ends the connection with "error ...".
  */

@@ -3,7 +3,9 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "../base/status.h"
 
 #define REPLY_TIMEOUT_MS 5000
 
@@ -153,13 +156,17 @@ int control_list(FILE *out, struct error *e)
     return each_guest(print_row, out, e) < 0 ? -1 : 0;
 }
 
-/* Until the socket at path is gone (its perch takes it away as it ends). */
+/* Until the perch behind the socket at path (DIR/PID.sock) has ended: its
+ * socket gone (it takes it away as it ends) and then its process, which
+ * still tears the VM down after that. */
 static int wait_gone(const char *guest, const char *path, struct error *e)
 {
     struct timespec tick = { 0, 100 * 1000 * 1000 };
+    const char *name = strrchr(path, '/');
+    pid_t pid = (pid_t)strtol(name ? name + 1 : path, NULL, 10);
 
     for (unsigned i = 0; i < CONTROL_WAIT_S * 10; i++) {
-        if (access(path, F_OK))
+        if (access(path, F_OK) && (pid <= 0 || (kill(pid, 0) && errno == ESRCH)))
             return 0;
         nanosleep(&tick, NULL);
     }
@@ -176,4 +183,19 @@ int control_shutdown(const char *guest, bool wait, struct error *e)
     if (strcmp(reply, "ok"))
         return fail(e, "%s: %s", guest, strncmp(reply, "error ", 6) ? reply : reply + 6);
     return wait ? wait_gone(guest, path, e) : 0;
+}
+
+int control_mem_set(const char *guest, uint64_t mib, struct error *e)
+{
+    char path[PATH_MAX], request[64], reply[CONTROL_LINE_MAX];
+
+    snprintf(request, sizeof(request), "mem-set %" PRIu64 "\n", mib);
+    if (control_find(guest, path, e) || ask(path, request, reply, e))
+        return STATUS_ERROR;
+    if (!strcmp(reply, "ok"))
+        return 0;
+    fail(e, "%s: %s", guest, strncmp(reply, "error ", 6) ? reply : reply + 6);
+    /* A size outside the guest's range is a bad command line, as a bad
+     * number is; anything else, a guest that could not be asked. */
+    return strstr(reply, " MiB") ? STATUS_USAGE : STATUS_ERROR;
 }

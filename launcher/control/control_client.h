@@ -1,5 +1,5 @@
 /*
- * `perch list` and `perch shutdown`: the asking end of the control socket
+ * `perch list`, `perch shutdown` and `perch mem-set`: the asking end of the control socket
  * (control.h).
  */
 #ifndef PERCH_CONTROL_CLIENT_H
@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../base/error.h"
@@ -23,5 +24,10 @@ int control_list(FILE *out, struct error *e);
  * CONTROL_WAIT_S seconds. */
 #define CONTROL_WAIT_S 120
 int control_shutdown(const char *guest, bool wait, struct error *e);
+
+/* `perch mem-set GUEST MIB`: the guest's memory target (its balloon
+ * follows). 0, STATUS_USAGE with e for a size the guest refuses (below
+ * its floor, above its --mem), STATUS_ERROR with e for the rest. */
+int control_mem_set(const char *guest, uint64_t mib, struct error *e);
 
 #endif

@@ -2,8 +2,10 @@
 #include "control_server.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -47,6 +49,32 @@ static void info_line(const struct control_server *s, char *out, size_t size)
         snprintf(out, size, "error the answer is too long\n");
 }
 
+uint64_t control_mem_floor_mib(uint64_t mem_mib)
+{
+    uint64_t floor = 96 + mem_mib / 64;
+
+    return floor < mem_mib ? floor : mem_mib;
+}
+
+/* "mem-set MIB": checked against the guest's range, then asked. */
+static void mem_set(const struct control_server *s, const char *arg, char *out, size_t size)
+{
+    uint64_t floor = control_mem_floor_mib(s->guest.mem_mib);
+    char *end;
+    unsigned long long mib;
+
+    errno = 0;
+    mib = strtoull(arg, &end, 10);
+    if (end == arg || strcmp(end, "\n") || errno || arg[0] == '-')
+        snprintf(out, size, "error mem-set needs a number of MiB\n");
+    else if (mib < floor || mib > s->guest.mem_mib)
+        snprintf(out, size, "error %llu MiB is outside this guest's range, %" PRIu64
+                 " to %" PRIu64 " MiB\n", mib, floor, s->guest.mem_mib);
+    else
+        snprintf(out, size, "%s", s->guest.ask_memory(s->guest.arg, mib)
+                                      ? "error the guest cannot be asked now\n" : "ok\n");
+}
+
 /* One request: a line in (bounded in length and time), a line out. */
 static void answer(const struct control_server *s, int fd)
 {
@@ -73,8 +101,10 @@ static void answer(const struct control_server *s, int fd)
         snprintf(out, sizeof(out), "%s", s->guest.ask_poweroff(s->guest.arg)
                                              ? "error the guest cannot be asked now\n"
                                              : "ok\n");
+    else if (!strncmp(line, "mem-set ", 8))
+        mem_set(s, line + 8, out, sizeof(out));
     else
-        snprintf(out, sizeof(out), "error no such request (info, shutdown)\n");
+        snprintf(out, sizeof(out), "error no such request (info, shutdown, mem-set)\n");
     if (write(fd, out, strlen(out)) < 0)
         return;                         /* the asker left: nothing to tell */
 }

@@ -16,7 +16,8 @@
 #include "../base/error.h"
 #include "../disk/disk.h"
 
-/* What `info` tells, and how `shutdown` asks the guest (0: asked). */
+/* What `info` tells, and how `shutdown` and `mem-set` ask the guest (0:
+ * asked). */
 struct control_guest {
     const char *name;                /* NULL: none */
     unsigned vcpus;
@@ -24,8 +25,14 @@ struct control_guest {
     const struct disk *disks;
     unsigned nr_disks;
     int (*ask_poweroff)(void *arg);
+    int (*ask_memory)(void *arg, uint64_t mib);
     void *arg;
 };
+
+/* The least a guest of mem_mib may be set to: Linux's kernel and initramfs
+ * (96 MiB) and its page structures, which cover all of --mem whatever
+ * the balloon holds (64 bytes a 4 KiB page: 1/64). */
+uint64_t control_mem_floor_mib(uint64_t mem_mib);
 
 struct control_server {
     struct control_guest guest;

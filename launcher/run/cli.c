@@ -22,6 +22,7 @@ void cli_print_help(void)
 "       perch cpu record [FILE]\n"
 "       perch list\n"
 "       perch shutdown [--wait] GUEST\n"
+"       perch mem-set GUEST SIZE\n"
 "       perch -h | --help | --version\n"
 "\n"
 "perch boots a Xen-PV-capable kernel as a paravirtual guest on /dev/kvm,\n"
@@ -191,6 +192,10 @@ void cli_print_help(void)
 "disks); perch shutdown GUEST (its pid or --name) asks one to power off\n"
 "cleanly, as xl shutdown does (xenstore's control/shutdown), and returns;\n"
 "with --wait (-w), once that guest's perch has ended (at most 120 s).\n"
+"perch mem-set GUEST SIZE (MiB, or 512M, 2G) sets the guest's memory target\n"
+"(xenstore's memory/target, as xl mem-set): its balloon driver gives memory\n"
+"back to the host or takes it again, between a floor (96 MiB + 1/64 of\n"
+"its --mem, for the kernel and its page structures) and its --mem.\n"
 "Each perch run answers them on a UNIX socket in $XDG_RUNTIME_DIR/perch\n"
 "(else /tmp/perch-UID), a folder only you may enter.\n"
 "\n"
@@ -229,7 +234,7 @@ static const char *digits(const char *p, uint64_t limit, uint64_t *v, unsigned *
  * fraction allowed where the size is still a whole number of MiB (1.5G,
  * not 1.0001G).
  */
-static int parse_mem(const char *s, uint64_t *mib, struct error *e)
+static int parse_mem(const char *what, const char *s, uint64_t *mib, struct error *e)
 {
     uint64_t whole, frac = 0, scale = 1, ten = 1, v;
     unsigned nwhole, nfrac = 0;
@@ -237,7 +242,7 @@ static int parse_mem(const char *s, uint64_t *mib, struct error *e)
     const char *p = digits(s, MAX_MEM_MIB, &whole, &nwhole);
 
     if (!*s)
-        return fail(e, "--mem needs a number of MiB");
+        return fail(e, "%s needs a number of MiB", what);
     dot = *p == '.';
     if (dot)
         p = digits(p + 1, UINT64_MAX / 100, &frac, &nfrac);
@@ -248,16 +253,17 @@ static int parse_mem(const char *s, uint64_t *mib, struct error *e)
     p += unit;
     /* a fraction only of a size with its unit, as 1.5G */
     if (!nwhole || *p || (dot && (!nfrac || nfrac > 9 || !unit)))
-        return fail(e, "--mem '%s' is not a number of MiB or a size like 512M, 2G or 1.5G", s);
+        return fail(e, "%s '%s' is not a number of MiB or a size like 512M, 2G or 1.5G",
+                    what, s);
     for (unsigned i = 0; i < nfrac; i++)
         ten *= 10;
     if (frac * scale % ten)
-        return fail(e, "--mem %s is not a whole number of MiB", s);
+        return fail(e, "%s %s is not a whole number of MiB", what, s);
     v = whole > MAX_MEM_MIB ? UINT64_MAX : whole * scale + frac * scale / ten;
     if (v == 0)
-        return fail(e, "--mem must be at least 1 MiB");
+        return fail(e, "%s must be at least 1 MiB", what);
     if (v > MAX_MEM_MIB)
-        return fail(e, "--mem %s is too large (at most %d MiB)", s, MAX_MEM_MIB);
+        return fail(e, "%s %s is too large (at most %d MiB)", what, s, MAX_MEM_MIB);
     *mib = v;
     return 0;
 }
@@ -497,7 +503,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
             return -1;
         switch (c) {
         case 'k': o->kernel = optarg; break;
-        case 'm': if (parse_mem(optarg, &o->mem_mib, e)) return -1; break;
+        case 'm': if (parse_mem("--mem", optarg, &o->mem_mib, e)) return -1; break;
         case 'U':
             if (cli_parse_cpus(optarg, !strcmp(given->name, "smp") ? "-smp"
                                                                    : "--cpus",
@@ -607,6 +613,14 @@ int cli_parse(int argc, char **argv, struct options *o, struct error *e)
         return o->guest && o->guest[0] && o->guest[0] != '-'
                    ? 0 : fail(e, "perch shutdown needs one GUEST (a pid or a --name), "
                                  "after --wait if given");
+    }
+    if (!strcmp(argv[1], "mem-set")) {
+        o->command = CMD_MEM_SET;
+        if (argc != 4 || !argv[2][0] || argv[2][0] == '-')
+            return fail(e, "perch mem-set needs a GUEST (a pid or a --name) and a size in MiB "
+                           "(or 512M, 2G)");
+        o->guest = argv[2];
+        return parse_mem("perch mem-set", argv[3], &o->mem_mib, e);
     }
     if (strcmp(argv[1], "run"))
         return fail(e, "unknown command '%s'", argv[1]);

@@ -18,7 +18,7 @@
 #define MAX_CPUS 64
 
 enum command { CMD_RUN, CMD_HELP, CMD_VERSION, CMD_BENCH, CMD_IMAGE, CMD_CPU, CMD_LIST,
-               CMD_SHUTDOWN };
+               CMD_SHUTDOWN, CMD_MEM_SET };
 
 struct options {
     enum command command;
@@ -39,7 +39,7 @@ struct options {
     unsigned nr_disks;
     const char *root;          /* --root DEV: boot the disk's own init */
     const char *name;          /* --name NAME for perch list and shutdown */
-    const char *guest;         /* perch shutdown GUEST: a pid or a name */
+    const char *guest;         /* perch shutdown and mem-set GUEST: a pid or a name */
     bool wait;                 /* perch shutdown --wait (-w) */
     struct net_option net;     /* --net; kind NET_NONE when absent */
     uint16_t gdb_port;         /* --gdb: 0 when absent */

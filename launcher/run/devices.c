@@ -100,17 +100,24 @@ broke:
 }
 
 /* Asked from outside (the control socket): power off as `xl shutdown`
- * asks, by control/shutdown, which the guest's xenbus watches. */
+ * asks, by control/shutdown, and a new memory target as `xl mem-set`
+ * sets it, by memory/target; the guest's xenbus watches both. */
 static void serve_ask(struct devices *d, const struct wait *w)
 {
-    static const char path[] = "/local/domain/1/control/shutdown";
-    uint64_t count;
+    static const char shutdown[] = "/local/domain/1/control/shutdown";
+    static const char target[] = "/local/domain/1/memory/target";
+    uint64_t count, kib;
+    char value[24];
 
     if (!w->fds[FD_ASK].revents || read(d->ask_fd, &count, sizeof(count)) < 0)
         return;
-    _Static_assert(DEVICES_GUEST_DOMID == 1, "the path names the guest's domain");
+    _Static_assert(DEVICES_GUEST_DOMID == 1, "the paths name the guest's domain");
     if (atomic_exchange(&d->poweroff_asked, 0))
-        xenstore_write(d->xs, path, "poweroff", 8);
+        xenstore_write(d->xs, shutdown, "poweroff", 8);
+    kib = atomic_exchange(&d->memory_asked_kib, 0);
+    if (kib)
+        xenstore_write(d->xs, target, value,
+                       (size_t)snprintf(value, sizeof(value), "%" PRIu64, kib));
 }
 
 /* One wake-up's work: the lines the guest notified, the disks' finished
@@ -241,12 +248,25 @@ int devices_verdict(struct devices *d, struct error *e)
     return STATUS_GUEST_STOPPED;
 }
 
-int devices_ask_poweroff(struct devices *d)
+static int wake_for_ask(struct devices *d)
 {
     uint64_t one = 1;
 
+    return write(d->ask_fd, &one, sizeof(one)) == sizeof(one) ? 0 : -1;
+}
+
+int devices_ask_poweroff(struct devices *d)
+{
     if (!d->running)
         return -1;
     atomic_store(&d->poweroff_asked, 1);
-    return write(d->ask_fd, &one, sizeof(one)) == sizeof(one) ? 0 : -1;
+    return wake_for_ask(d);
+}
+
+int devices_ask_memory(struct devices *d, uint64_t mib)
+{
+    if (!d->running)
+        return -1;
+    atomic_store(&d->memory_asked_kib, mib * 1024);
+    return wake_for_ask(d);
 }

@@ -56,8 +56,9 @@ struct devices {
     struct confined_thread thread;
     pthread_t vcpu_thread;           /* kicked with SIGUSR1 to stop the guest */
     int stop_fd;
-    int ask_fd;                      /* a poweroff asked from outside */
+    int ask_fd;                      /* a poweroff or memory target asked from outside */
     atomic_int poweroff_asked;
+    atomic_uint_fast64_t memory_asked_kib;   /* 0: none */
     bool running;
     atomic_int broken;               /* the guest broke a ring: problem says how */
     char problem[256];
@@ -71,6 +72,12 @@ int devices_start(struct devices *d, const struct devices_config *cfg, struct er
  * poweroff, written by the device thread): any thread may call it. 0, or
  * -1 when the device thread is not running. */
 int devices_ask_poweroff(struct devices *d);
+
+/* Set the guest's memory target as `xl mem-set` does (memory/target, in
+ * KiB, written by the device thread; the guest's balloon driver watches
+ * it): any thread may call it. 0, or -1 when the device thread is not
+ * running. */
+int devices_ask_memory(struct devices *d, uint64_t mib);
 
 /* Stop the thread, finish the disks' I/O, give everything back (the link
  * stays the caller's to close). */

@@ -501,6 +501,11 @@ static int ask_poweroff(void *devices)
     return devices_ask_poweroff(devices);
 }
 
+static int ask_memory(void *devices, uint64_t mib)
+{
+    return devices_ask_memory(devices, mib);
+}
+
 /* The control socket (control_server.h), once the device thread can ask
  * the guest to power off. Only a --name the user chose must be had: without
  * one, a socket perch cannot make costs a note, not the run. */
@@ -510,7 +515,7 @@ static int start_control(struct run_phase *p)
     struct control_guest g = {
         .name = l->name, .vcpus = l->nr_cpus, .mem_mib = l->gm.nr_pages >> (20 - PAGE_SHIFT),
         .disks = l->disks, .nr_disks = l->nr_disks,
-        .ask_poweroff = ask_poweroff, .arg = l->devices,
+        .ask_poweroff = ask_poweroff, .ask_memory = ask_memory, .arg = l->devices,
     };
     struct error e;
 
@@ -694,7 +699,7 @@ int launch_with(const struct options *o, const struct launch_io *io,
     /* Before the console starts: its marks read run.stats. */
     p = (struct run_phase){
         .l = &l, .sandbox = !o->no_sandbox, .others = others,
-        .run = { .vm = &l.vm, .vcpu = &l.vm.vcpus[0], .hole = &l.hole,
+        .run = { .vm = &l.vm, .vcpu = &l.vm.vcpus[0], .hole = &l.hole, .gm = &l.gm,
                  .console = &p.console, .stats.tsc_khz = kvm_tsc_khz(&l.vm) },
     };
     status = run_on_vcpu_thread(&p, e);

@@ -34,6 +34,7 @@ int secondary_vcpus_start(struct secondary_vcpus *s, struct guest_run *first,
         c->run.vcpu = &first->vm->vcpus[i];
         c->run.gdb = NULL;
         memset(&c->run.stats.exits, 0, sizeof(c->run.stats.exits));
+        c->run.stats.frames_released = 0;
         memset(&c->run.where, 0, sizeof(c->run.where));
         c->sandbox = sandbox;
         if (pthread_create(&c->thread, NULL, secondary_thread, c)) {
@@ -63,6 +64,7 @@ int secondary_vcpus_finish(struct secondary_vcpus *s, struct guest_run *first,
         c->started = false;
         for (unsigned k = 0; k < EXIT_KIND_COUNT; k++)
             first->stats.exits[k] += c->run.stats.exits[k];
+        first->stats.frames_released += c->run.stats.frames_released;
     }
     *e = s->group.e;
     first->where = s->group.where;

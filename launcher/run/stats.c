@@ -156,6 +156,20 @@ static void print_exits(FILE *out, const struct run_stats *run)
     fprintf(out, "    %-28s %12lu\n", "total", total);
 }
 
+/* The balloon (host/mm/reservation.c): frames the guest gave back and took
+ * again, and the memory the Launcher returned to the host. */
+static void print_balloon(FILE *out, const struct perch_shared *sh, const struct run_stats *run)
+{
+    if (!sh->stats.frames_given_back)
+        return;
+    fprintf(out, "  balloon:\n");
+    fprintf(out, "    %-28s %12lu  (%lu MiB)\n", "frames given back", sh->stats.frames_given_back,
+            sh->stats.frames_given_back >> 8);
+    fprintf(out, "    %-28s %12lu\n", "frames taken again", sh->stats.frames_taken);
+    fprintf(out, "    %-28s %12lu  (%lu MiB)\n", "released to the host", run->frames_released,
+            run->frames_released >> 8);
+}
+
 /* The counts are the guest's to corrupt, so they are only bounded. */
 void stats_print_cpu(FILE *out, const struct perch_shared *sh)
 {
@@ -244,6 +258,7 @@ void stats_print(FILE *out, const struct perch_shared *shared,
     print_cpl3(out, shared);
     print_vcpus(out, shared, run, vm->nr_vcpus);
     print_exits(out, run);
+    print_balloon(out, shared, run);
     print_kvm(out, vm);
 }
 

@@ -1,8 +1,10 @@
 /* The vCPU loop: KVM_RUN until the guest ends, and what each exit to the Launcher means. */
 #include "vcpu_loop.h"
 
+#include <inttypes.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../../abi/xen/sched.h"
 #include "../base/status.h"
@@ -14,6 +16,7 @@ const char *const exit_kind_names[EXIT_KIND_COUNT] = {
     [EXIT_REQUEST_FATAL] = "guest stopped by the Host",
     [EXIT_REQUEST_PING] = "perch_op launcher round trip",
     [EXIT_REQUEST_GDB] = "stopped for gdb",
+    [EXIT_REQUEST_RELEASE] = "balloon frames released",
     [EXIT_RING0_FATAL] = "ring-0 fatal (NMI, #DF, #MC)",
     [EXIT_SIGNAL] = "signal",
     [EXIT_OTHER] = "other",
@@ -163,6 +166,41 @@ static int stopped_for_gdb(struct guest_run *r, uint64_t why, struct error *e)
     }
 }
 
+/*
+ * The guest's balloon gave frames back (host/mm/reservation.c): their
+ * memory goes back to the host, and reads as zero when the guest takes
+ * them again. The ranges are numbers in guest-writable memory: each must
+ * lie among the guest's own frames, or the guest is stopped. -1 to keep
+ * running, else the exit status.
+ */
+static int release_frames(struct guest_run *r, volatile struct perch_shared *sh,
+                          struct error *e)
+{
+    uint64_t nr = sh->release.nr, first_guest = r->gm->guest_mfn_base;
+
+    r->stats.exits[EXIT_REQUEST_RELEASE]++;
+    if (nr > PERCH_RELEASE_RANGES) {
+        fail(e, "guest stopped: %" PRIu64 " frame ranges to release, more than %u", nr,
+             PERCH_RELEASE_RANGES);
+        return STATUS_GUEST_STOPPED;
+    }
+    for (uint64_t i = 0; i < nr; i++) {
+        uint64_t first = sh->release.range[i].first_mfn, n = sh->release.range[i].frames;
+
+        if (first < first_guest || first - first_guest >= r->gm->nr_pages ||
+            n > r->gm->nr_pages - (first - first_guest)) {
+            fail(e, "guest stopped: frames %#" PRIx64 " + %" PRIu64 " to release are not "
+                 "the guest's", first, n);
+            return STATUS_GUEST_STOPPED;
+        }
+        /* Only a kernel that refuses MADV_DONTNEED keeps the memory; the
+         * guest still reads zeros from frames it takes again. */
+        if (!madvise(gm_frame(r->gm, first), n * PAGE_SIZE, MADV_DONTNEED))
+            r->stats.frames_released += n;
+    }
+    return -1;
+}
+
 /* The Host asked for something through the EXIT gate. Returns -1 to keep
  * running, else the exit status. */
 static int handle_request(struct guest_run *r, struct error *e)
@@ -191,6 +229,8 @@ static int handle_request(struct guest_run *r, struct error *e)
         return -1;
     case PERCH_REQ_GDB:
         return stopped_for_gdb(r, sh->request.arg[0], e);
+    case PERCH_REQ_RELEASE_FRAMES:
+        return release_frames(r, sh, e);
     case PERCH_REQ_FATAL:
         r->stats.exits[EXIT_REQUEST_FATAL]++;
         copy_message(msg, sizeof(msg), sh->request.message);

@@ -24,6 +24,7 @@ enum exit_kind {
     EXIT_REQUEST_FATAL,
     EXIT_REQUEST_PING,
     EXIT_REQUEST_GDB,
+    EXIT_REQUEST_RELEASE,
     EXIT_RING0_FATAL,
     EXIT_SIGNAL,
     EXIT_OTHER,
@@ -33,6 +34,7 @@ enum exit_kind {
 struct run_stats {
     uint64_t exits[EXIT_KIND_COUNT];
     uint32_t tsc_khz;         /* to turn the guest's TSC readings into time */
+    uint64_t frames_released; /* the balloon's frames given back to the host */
 };
 
 /*
@@ -58,6 +60,7 @@ struct guest_run {
     struct kvm_vcpu *vcpu;         /* the one this run drives */
     struct vcpu_group *group;      /* NULL: the guest's only vCPU */
     struct hole *hole;
+    const struct guest_memory *gm;
     struct console *console;
     struct devices *devices;   /* NULL: none */
     struct gdb *gdb;           /* --gdb's server; NULL: none */

@@ -280,3 +280,11 @@ stopped direct_bad_rsp "direct entry with rsp dead000, which it cannot write"
 survives direct_storm
 expect_line hostile_direct_storm out '^hostile: direct_storm: 2000 of 2000 timers fired, 0 wrong calls'
 survives direct_rewritten
+
+# The balloon: frames that are not the guest's, or given back twice, stop
+# the guest in the Host; forged ranges for the Launcher to drop stop it
+# there.
+stopped balloon_foreign "guest stopped: the balloon gave back frame 1, which is not the guest's"
+stopped balloon_twice 'guest stopped: the balloon gave back frame [0-9a-f]+ twice'
+stopped release_forged 'guest stopped: frames 0x1 \+ 1 to release are not the guest.s'
+stopped release_count 'guest stopped: 2147483647 frame ranges to release, more than 256'

@@ -45,7 +45,7 @@ expect_line name_taken err 'a running guest has that name already'
 
 # A request that is not one; then the guests powered off, by name and by pid.
 reply=$(python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"reboot now\n"); print(s.recv(200).decode().strip())' "$XDG_RUNTIME_DIR/perch/$pid_a.sock")
-if [ "$reply" = "error no such request (info, shutdown)" ]; then pass control/bad_request; else fail control/bad_request "got '$reply'"; fi
+if [ "$reply" = "error no such request (info, shutdown, mem-set)" ]; then pass control/bad_request; else fail control/bad_request "got '$reply'"; fi
 perch_run shutdown_a shutdown ctl-a
 expect_status shutdown_a 0
 perch_run shutdown_b shutdown "$pid_b"

@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "host_env.h"
+#include "../../abi/xen/memory.h"
 #include "../../host/mm/mm.h"
 
 #define FRAMES       512
@@ -813,6 +814,136 @@ static void strict_self_reference(void)
     CHECK(ext1(MMUEXT_PIN_L4_TABLE, t4, 0) == 0);
 }
 
+/* ---- The balloon's frames (host/mm/reservation.c, through memory_op) -------- */
+
+#define EXTENTS_VA (BUF_VA + 1024)
+
+/* A reservation call of op over the n extents given. */
+static long reserve(unsigned op, const uint64_t *extents, unsigned n)
+{
+    struct xen_memory_reservation r = { .extent_start = EXTENTS_VA, .nr_extents = n,
+                                        .domid = DOMID_SELF };
+
+    memcpy(frame(BUF_MFN), &r, sizeof(r));
+    memcpy(frame(BUF_MFN) + 128, extents, n * 8ull);
+    return do_memory_op(op, BUF_VA, 0, 0, 0);
+}
+
+static uint64_t extent(unsigned i)
+{
+    return frame(BUF_MFN)[128 + i];
+}
+
+static long current_reservation(void)
+{
+    uint16_t self = DOMID_SELF;
+
+    memcpy(frame(BUF_MFN), &self, sizeof(self));
+    return do_memory_op(XENMEM_current_reservation, BUF_VA, 0, 0, 0);
+}
+
+static bool given_back(uint64_t mfn)
+{
+    return frame_table[mfn].flags & MM_FRAME_GIVEN_BACK;
+}
+
+/* Given back: marked, out of the M2P, released to the Launcher in ranges
+ * at the end of the call; taken again: each once, its M2P entry the
+ * pseudo-physical frame asked for, until none is left. */
+static void balloon_gives_back_and_takes_again(void)
+{
+    const uint64_t out[] = { DATA_MFN, DATA_MFN + 1, DATA_MFN + 2, FREE_MFN + 7 };
+    const uint64_t pfns[] = { 5, 6 };
+    long all;
+    uint64_t a, b;
+
+    CHECK(setup(false) == 0);
+    all = current_reservation();
+    frame(DATA_MFN + 1)[3] = 0x77;
+    CHECK(reserve(XENMEM_decrease_reservation, out, 4) == 4);
+    CHECK(given_back(DATA_MFN) && given_back(DATA_MFN + 2) && given_back(FREE_MFN + 7));
+    CHECK(frame(M2P_FRAME)[DATA_MFN + 1] == INVALID_MFN);
+    CHECK(host_env_requests_of[PERCH_REQ_RELEASE_FRAMES] == 1);
+    CHECK(perch_shared.release.nr == 0);   /* handed over */
+    CHECK(perch_shared.release.range[0].first_mfn == DATA_MFN &&
+          perch_shared.release.range[0].frames == 3);
+    CHECK(perch_shared.release.range[1].first_mfn == FREE_MFN + 7 &&
+          perch_shared.release.range[1].frames == 1);
+    CHECK(host_env_last_request()->arg0 == 2);
+    CHECK(current_reservation() == all - 4);
+    /* No entry may map a frame given back. */
+    CHECK(do_update_va_mapping(DATA_VA, (DATA_MFN << 12) | PTE_P, 0, 0, 0) == EBUSY);
+
+    CHECK(reserve(XENMEM_populate_physmap, pfns, 2) == 2);
+    a = extent(0), b = extent(1);
+    CHECK(a != b && (a == DATA_MFN || a == DATA_MFN + 1 || a == DATA_MFN + 2 || a == FREE_MFN + 7));
+    CHECK(b == DATA_MFN || b == DATA_MFN + 1 || b == DATA_MFN + 2 || b == FREE_MFN + 7);
+    CHECK(!given_back(a) && !given_back(b));
+    CHECK(frame(M2P_FRAME)[a] == 5 && frame(M2P_FRAME)[b] == 6);
+    CHECK(current_reservation() == all - 2);
+    CHECK(reserve(XENMEM_increase_reservation, pfns, 2) == 2);
+    CHECK(reserve(XENMEM_increase_reservation, pfns, 2) == 0);   /* none left */
+    CHECK(current_reservation() == all);
+    CHECK(perch_shared.stats.frames_given_back == 4 && perch_shared.stats.frames_taken == 4);
+    CHECK(host_env_requests_of[PERCH_REQ_RELEASE_FRAMES] == 1);   /* nothing more to drop */
+    CHECK(do_update_va_mapping(DATA_VA, (DATA_MFN << 12) | PTE_P, 0, 0, 0) == 0);
+}
+
+/* Only the guest's own pseudo-physical frames are filled, only single
+ * frames handled, only the guest's own reservation. */
+static void balloon_refuses_bad_calls(void)
+{
+    const uint64_t out[] = { DATA_MFN }, big[] = { FRAMES };
+    struct xen_memory_reservation r = { .extent_start = EXTENTS_VA, .nr_extents = 1,
+                                        .extent_order = 1, .domid = DOMID_SELF };
+
+    CHECK(setup(false) == 0);
+    CHECK(reserve(XENMEM_decrease_reservation, out, 1) == 1);
+    CHECK(reserve(XENMEM_populate_physmap, big, 1) == 0);
+    CHECK(given_back(DATA_MFN));
+    memcpy(frame(BUF_MFN), &r, sizeof(r));
+    CHECK(do_memory_op(XENMEM_populate_physmap, BUF_VA, 0, 0, 0) == EINVAL);
+    r.extent_order = 0, r.domid = 0;
+    memcpy(frame(BUF_MFN), &r, sizeof(r));
+    CHECK(do_memory_op(XENMEM_populate_physmap, BUF_VA, 0, 0, 0) == ESRCH);
+    r.domid = DOMID_SELF, r.extent_start = UNMAPPED_VA;
+    memcpy(frame(BUF_MFN), &r, sizeof(r));
+    CHECK(do_memory_op(XENMEM_populate_physmap, BUF_VA, 0, 0, 0) == 0);
+    r.extent_start = 0xffff800000000000ull;   /* the hole */
+    memcpy(frame(BUF_MFN), &r, sizeof(r));
+    CHECK(do_memory_op(XENMEM_populate_physmap, BUF_VA, 0, 0, 0) == EINVAL);
+    CHECK(given_back(DATA_MFN));
+}
+
+/* A balloon that gives back what is not the guest's, the same frame
+ * twice or a table in use is stopped with one line. */
+static void balloon_breaking_the_rules_is_stopped(uint64_t mfn, const char *why)
+{
+    const uint64_t out[] = { mfn };
+
+    CHECK(HOST_ENV_EXPECT_STOP(reserve(XENMEM_decrease_reservation, out, 1)));
+    CHECK(host_env_last_request()->reason == PERCH_REQ_FATAL);
+    CHECK_CONTAINS(host_env_last_request()->message, why);
+}
+
+static void balloon_rule_breakers(void)
+{
+    const uint64_t once[] = { DATA_MFN };
+
+    CHECK(setup(false) == 0);
+    balloon_breaking_the_rules_is_stopped(PRIVATE, "not the guest's");
+    CHECK(setup(false) == 0);
+    CHECK(reserve(XENMEM_decrease_reservation, once, 1) == 1);
+    balloon_breaking_the_rules_is_stopped(DATA_MFN, "twice");
+    CHECK(setup(false) == 0);
+    balloon_breaking_the_rules_is_stopped(kernel_l4(), "in use");
+    CHECK(setup(false) == 0);
+    CHECK(ext1(MMUEXT_PIN_L1_TABLE, FREE_MFN, 0) == 0);
+    balloon_breaking_the_rules_is_stopped(FREE_MFN, "in use");
+    CHECK(setup(true) == 0);   /* strict: a writable mapping is a use */
+    balloon_breaking_the_rules_is_stopped(DATA_MFN, "in use");
+}
+
 int main(void)
 {
     RUN(l1_entry_gets_user);
@@ -854,6 +985,9 @@ int main(void)
     RUN(strict_plain_store);
     RUN(strict_hook_validates_the_table);
     RUN(strict_self_reference);
+    RUN(balloon_gives_back_and_takes_again);
+    RUN(balloon_refuses_bad_calls);
+    RUN(balloon_rule_breakers);
     host_env_reset(0);
     mm_frames = NULL;
     return check_exit_status();
