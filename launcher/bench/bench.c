@@ -9,6 +9,7 @@
  * report.
  */
 #include "bench.h"
+#include "bench_seeds.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -433,6 +434,58 @@ static int run_all(struct bench_set *set, const struct bench_dir *d,
     return bench_write_files(set, e) ? STATUS_ERROR : 0;
 }
 
+/* Each seed (bench_seeds.h): natively, then perch by default and with its
+ * switch (interleaved), over the seed's rows alone. */
+static int run_seed(struct bench_set *set, const struct bench_dir *d, const struct seed *s,
+                    struct seed_result *res, struct error *e)
+{
+    static struct guest_config base, other;
+
+    memset(&set->native, 0, sizeof(set->native));
+    memset(&set->base, 0, sizeof(set->base));
+    memset(&set->other, 0, sizeof(set->other));
+    set->native.label = "native";
+    set->base.label = "default";
+    set->other.label = s->switch_off ? s->switch_off : "";
+    set->native.cpus = set->base.cpus = set->other.cpus = 1;
+    memset(set->chosen, 0, sizeof(set->chosen));
+    for (unsigned i = 0; i < SEED_ROWS && s->rows[i]; i++)
+        if (bench_find(set, s->rows[i]) >= 0)
+            set->chosen[bench_find(set, s->rows[i])] = true;
+    set->vs = s->switch_off;
+    set->rounds = set->vs ? (set->quick ? 2 : 3) : 1;
+    if (guest_config(&base, set, NULL, BENCH_DISK_PERCH, false, e) ||
+        (set->vs && guest_config(&other, set, set->vs, BENCH_DISK_PERCH, false, e)))
+        return -1;
+    if (native_side(d, set, e) || guest_sides(set, d, &base, &other, e))
+        return -1;
+    bench_summarize(&set->native, set->n);
+    bench_summarize(&set->base, set->n);
+    bench_summarize(&set->other, set->n);
+    memcpy(res->native, set->native.s, sizeof(res->native));
+    memcpy(res->after, set->base.s, sizeof(res->after));
+    memcpy(res->before, set->other.s, sizeof(res->before));
+    res->ran = true;
+    return 0;
+}
+
+static int run_seeds(struct bench_set *set, const struct bench_dir *d, struct error *e)
+{
+    static struct seed_result results[8];
+    int rc = 0;
+
+    _Static_assert(sizeof(results) / sizeof(results[0]) >= 5, "a result per seed");
+    memset(results, 0, sizeof(results));
+    for (unsigned i = 0; !rc && i < bench_nr_seeds; i++)
+        rc = run_seed(set, d, &bench_seeds[i], &results[i], e);
+    bench_progress_done();
+    if (rc)
+        return STATUS_ERROR;
+    bench_seeds_print(stdout, set, results);
+    fflush(stdout);
+    return 0;
+}
+
 int bench_main(int argc, char **argv, struct error *e)
 {
     static struct bench_set set;    /* large: every round's results */
@@ -443,7 +496,7 @@ int bench_main(int argc, char **argv, struct error *e)
     dir.path[0] = '\0';
     status = prepare(argc, argv, &set, &dir, e);
     if (!status)
-        status = run_all(&set, &dir, e);
+        status = set.seeds ? run_seeds(&set, &dir, e) : run_all(&set, &dir, e);
     bench_dir_remove(&dir);
     bench_disk_remove(&set);
     return status;

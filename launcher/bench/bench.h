@@ -84,6 +84,7 @@ struct bench_set {
     bool qemu;                     /* --qemu, and QEMU is installed */
     bool use_uml;                  /* --uml, and linux.uml is installed */
     const char *vs;                /* NULL: no second guest column */
+    bool seeds;                    /* --seeds: the patch emails' experiments */
     const char *out_dir;
     unsigned cpus;                 /* --cpus N: the guest's and TCG's vCPUs
                                     * (--vs may set the vs column's own;

@@ -49,6 +49,8 @@ int bench_parse_args(int argc, char **argv, struct bench_set *set,
             set->quick = true;
         } else if (!strcmp(a, "--qemu")) {
             set->qemu = true;
+        } else if (!strcmp(a, "--seeds")) {
+            set->seeds = true;
         } else if (!strcmp(a, "--uml")) {
             if (set->use_uml)
                 return fail(e, "--uml given twice");
@@ -74,6 +76,9 @@ int bench_parse_args(int argc, char **argv, struct bench_set *set,
             return fail(e, "too many benchmark names");
         }
     }
+    if (set->seeds && (set->vs || set->qemu || set->use_uml || *nnames))
+        return fail(e, "--seeds runs its own benchmarks and switches: no --vs, "
+                       "--qemu, --uml or names with it");
     return 0;
 }
 

@@ -184,6 +184,20 @@ else
     echo "SKIP bench/uml: no linux.uml (apt-get install user-mode-linux)"
 fi
 
+# --seeds: every email's section in its form, with perch's figures, and
+# the summary (~30 s).
+if timeout 600 "$PERCH" bench --seeds --quick >"$TMP/seeds.out" 2>"$TMP/seeds.err" &&
+   [ "$(grep -c '^== ' "$TMP/seeds.out")" -eq 5 ] &&
+   grep -Eq '^Time for one context switch via pipe: [0-9]+ \([0-9]+ - [0-9]+\)$' "$TMP/seeds.out" &&
+   grep -q '^(Native for comparison):$' "$TMP/seeds.out" &&
+   grep -Eq '^lat_pagefault +[0-9.]+ us +[0-9.]+ us +-?[0-9]+% +[0-9.]+ us' "$TMP/seeds.out" &&
+   grep -Eq '^perch: [0-9.]+ seconds$' "$TMP/seeds.out" &&
+   grep -Eq '^lguest: more lazy_hcalls +pipe -19.9% +pipe [-+][0-9.]+% +(yes|no)$' "$TMP/seeds.out"; then
+    pass bench/seeds
+else
+    fail bench/seeds "$(tail -c 600 "$TMP/seeds.err") $(head -c 600 "$TMP/seeds.out")"
+fi
+
 # Bad requests: one 'perch: ' line, a non-zero status, before any run.
 bad() {
     local name=$1
@@ -194,5 +208,6 @@ bad() {
 }
 bad bench_unknown_name --quick --out "$TMP/r2" nosuchbench
 bad bench_bad_vs --quick --out "$TMP/r3" --vs "--no-such-option" syscall
+bad bench_seeds_with_vs --seeds --vs --eager-flush
 : >"$TMP/file"
 bad bench_unwritable_out --quick --out "$TMP/file/sub" syscall

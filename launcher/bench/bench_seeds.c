@@ -1,0 +1,216 @@
+/*
+ * The seeds' experiments and their tables. The emails' figures are theirs
+ * (docs/bench.md quotes them with their titles and dates); perch's come
+ * from perchbench's rows of the same names: virtbench's five, lmbench's
+ * lat_pagefault and lat_proc fork, and the page-table thrash program.
+ */
+#include "bench_seeds.h"
+
+#include <string.h>
+
+const struct seed bench_seeds[] = {
+    { "lguest: speed up PARAVIRT_LAZY_FLUSH handling", "2007", "virtbench",
+      { "pipe", "cow", "exec", "fork", "pte2" },
+      { 10509, 71796, 1076218, 1193125, 10844 }, { 6745, 44734, 815984, 1023250, 6699 },
+      "--no-flush-elision",
+      "a TLB flush the guest asks for costs a ring-0 visit only while a change "
+      "perch made can be stale, as lguest flushed only in lazy mode" },
+    { "lguest: more lazy_hcalls", "2007", "virtbench",
+      { "pipe" }, { 6745 }, { 5406 },
+      "--eager-flush",
+      "the flushes and address-space switches of one crossing are done in one "
+      "ring-0 visit on the way out, not a visit each, as lazy_hcall batched them" },
+    { "lguest: faster tls switching", "2007", "virtbench",
+      { "pipe" }, { 5406 }, { 4916 },
+      NULL,
+      "no switch: perch never checks or copies the whole GDT; update_descriptor "
+      "checks and writes the one descriptor the guest changed (Linux's TLS load "
+      "is three), which is the email's after: its before has no road in perch" },
+    { "xen/mm: do direct hypercall in xen_set_pte() if batching is unavailable",
+      "Xen-devel", "lmbench",
+      { "pagefault", "fork" }, { 3180, 356000 }, { 2320, 313300 },
+      "--no-insn-patching",
+      "the kernel's trapping page-table stores are patched into direct Host "
+      "calls, as the email's mmu_update replaced native_set_pte's trapped store" },
+    { "lguest: use get_user_pages_fast() instead of get_user_pages()", "2008-07-30",
+      "thrash",
+      { "thrash" }, { 5.93e9 }, { 5.40e9 },
+      NULL,
+      "no switch: perch has no get_pfn; KVM's shadow paging plays lguest's "
+      "shadow tables and finds frames itself, and the Host finds a guest frame "
+      "by arithmetic, never through the host kernel: shown, the thrash program "
+      "under perch and natively" },
+};
+const unsigned bench_nr_seeds = sizeof(bench_seeds) / sizeof(bench_seeds[0]);
+
+static const struct {
+    const char *row, *virtbench, *lmbench;
+} labels[] = {
+    { "pipe", "Time for one context switch via pipe", NULL },
+    { "cow", "Time for one Copy-on-Write fault", NULL },
+    { "exec", "Time to exec client once", NULL },
+    { "fork", "Time for one fork/exit/wait", "lat_proc fork" },
+    { "pte2", "Time for two PTE updates", NULL },
+    { "pagefault", NULL, "lat_pagefault" },
+};
+
+static const char *label_of(const char *row, bool lmbench)
+{
+    for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
+        if (!strcmp(labels[i].row, row))
+            return lmbench ? labels[i].lmbench : labels[i].virtbench;
+    return row;
+}
+
+static unsigned nr_rows(const struct seed *s)
+{
+    unsigned n = 0;
+
+    while (n < SEED_ROWS && s->rows[n])
+        n++;
+    return n;
+}
+
+/* (before - after) / before, in percent; 0 without both. */
+static double gain(double before, double after)
+{
+    return before > 0 && after > 0 ? 100.0 * (before - after) / before : 0;
+}
+
+static const struct bench_summary *row_of(const struct bench_set *set,
+                                          const struct bench_summary *side, const char *row)
+{
+    int k = bench_find(set, row);
+
+    return k >= 0 && side[k].have ? &side[k] : NULL;
+}
+
+/* "Time for one context switch via pipe: 10509 (9863 - 18761)", in ns. */
+static void virtbench_lines(FILE *out, const struct bench_set *set, const struct seed *s,
+                            const char *heading, const struct bench_summary *side)
+{
+    fprintf(out, "%s\n", heading);
+    for (unsigned i = 0; i < nr_rows(s); i++) {
+        const struct bench_summary *r = row_of(set, side, s->rows[i]);
+
+        if (r)
+            fprintf(out, "%s: %.0f (%.0f - %.0f)\n", label_of(s->rows[i], false), r->median,
+                    r->min, r->max);
+        else
+            fprintf(out, "%s: -\n", label_of(s->rows[i], false));
+    }
+}
+
+static void virtbench_form(FILE *out, const struct bench_set *set, const struct seed *s,
+                           const struct seed_result *res)
+{
+    if (s->switch_off)
+        virtbench_lines(out, set, s, "Before:", res->before);
+    virtbench_lines(out, set, s, s->switch_off ? "After:" : "perch:", res->after);
+    virtbench_lines(out, set, s, "(Native for comparison):", res->native);
+    fprintf(out, "(The email, on lguest: ");
+    for (unsigned i = 0; i < nr_rows(s); i++)
+        fprintf(out, "%s%s %.0f -> %.0f", i ? "; " : "", s->rows[i], s->email_before[i],
+                s->email_after[i]);
+    fprintf(out, ")\n");
+}
+
+static void us_cell(FILE *out, const struct bench_summary *r)
+{
+    char cell[32];
+
+    if (r)
+        snprintf(cell, sizeof(cell), "%.2f us", r->median / 1000);
+    else
+        snprintf(cell, sizeof(cell), "-");
+    fprintf(out, "%-12s", cell);
+}
+
+/* lmbench3's table: test, before, after, improvement (and native). */
+static void lmbench_form(FILE *out, const struct bench_set *set, const struct seed *s,
+                         const struct seed_result *res)
+{
+    fprintf(out, "lmbench3 test  Before      After       Improvement  (native)\n");
+    fprintf(out, "------------------------------------------------------------\n");
+    for (unsigned i = 0; i < nr_rows(s); i++) {
+        const struct bench_summary *b = row_of(set, res->before, s->rows[i]);
+        const struct bench_summary *a = row_of(set, res->after, s->rows[i]);
+        const struct bench_summary *n = row_of(set, res->native, s->rows[i]);
+
+        fprintf(out, "%-14s ", label_of(s->rows[i], true));
+        us_cell(out, b);
+        us_cell(out, a);
+        if (a && b)
+            fprintf(out, "%3.0f%%         ", gain(b->median, a->median));
+        else
+            fprintf(out, "-            ");
+        us_cell(out, n);
+        fprintf(out, "\n");
+    }
+    fprintf(out, "(The email, on 32-bit Xen PV: ");
+    for (unsigned i = 0; i < nr_rows(s); i++)
+        fprintf(out, "%s%s %.2f us -> %.2f us (%.0f%%)", i ? ", " : "",
+                label_of(s->rows[i], true), s->email_before[i] / 1000,
+                s->email_after[i] / 1000, gain(s->email_before[i], s->email_after[i]));
+    fprintf(out, ")\n");
+}
+
+/* The program's 1000 rounds, in seconds. */
+static void thrash_form(FILE *out, const struct bench_set *set, const struct seed *s,
+                        const struct seed_result *res)
+{
+    const struct bench_summary *a = row_of(set, res->after, s->rows[0]);
+    const struct bench_summary *n = row_of(set, res->native, s->rows[0]);
+
+    if (a)
+        fprintf(out, "perch: %.2f seconds\n", a->median * 1000 / 1e9);
+    if (n)
+        fprintf(out, "(Native for comparison): %.2f seconds\n", n->median * 1000 / 1e9);
+    fprintf(out, "(The email, on lguest: Before: %.2f seconds, After: %.2f seconds; "
+                 "slow vs fast path 6092 and 2852462)\n",
+            s->email_before[0] / 1e9, s->email_after[0] / 1e9);
+}
+
+/* patch | the email's improvement | perch's | the same direction. */
+static void summary(FILE *out, const struct bench_set *set, const struct seed_result *results)
+{
+    fprintf(out, "\n%-44s %-22s %-22s %s\n", "patch", "email", "perch", "same direction");
+    for (unsigned i = 0; i < bench_nr_seeds; i++) {
+        const struct seed *s = &bench_seeds[i];
+        const struct bench_summary *b = row_of(set, results[i].before, s->rows[0]);
+        const struct bench_summary *a = row_of(set, results[i].after, s->rows[0]);
+        char email[32], perch[32];
+
+        snprintf(email, sizeof(email), "%s -%.1f%%", s->rows[0],
+                 gain(s->email_before[0], s->email_after[0]));
+        if (!s->switch_off)
+            snprintf(perch, sizeof(perch), "no switch");
+        else if (a && b)
+            snprintf(perch, sizeof(perch), "%s %+.1f%%", s->rows[0], -gain(b->median, a->median));
+        else
+            snprintf(perch, sizeof(perch), "-");
+        fprintf(out, "%-44.44s %-22s %-22s %s\n", s->patch, email, perch,
+                !s->switch_off || !a || !b ? "-" : gain(b->median, a->median) > 0 ? "yes" : "no");
+    }
+}
+
+void bench_seeds_print(FILE *out, const struct bench_set *set,
+                       const struct seed_result *results)
+{
+    for (unsigned i = 0; i < bench_nr_seeds; i++) {
+        const struct seed *s = &bench_seeds[i];
+
+        if (!results[i].ran)
+            continue;
+        fprintf(out, "\n== %s (%s) ==\n", s->patch, s->when);
+        fprintf(out, "perch: %s%s%s%s\n", s->perch_does, s->switch_off ? " (before: " : "",
+                s->switch_off ? s->switch_off : "", s->switch_off ? ")" : "");
+        if (!strcmp(s->form, "lmbench"))
+            lmbench_form(out, set, s, &results[i]);
+        else if (!strcmp(s->form, "thrash"))
+            thrash_form(out, set, s, &results[i]);
+        else
+            virtbench_form(out, set, s, &results[i]);
+    }
+    summary(out, set, results);
+}

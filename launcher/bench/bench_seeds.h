@@ -1,0 +1,41 @@
+/*
+ * `perch bench --seeds`: the experiments of the patch emails perch is
+ * built from (docs/bench.md, "The seeds' experiments"), each with the
+ * switch that gives perch's road without the optimization, printed in the
+ * email's own form beside the email's figures, then one summary.
+ */
+#ifndef PERCH_BENCH_SEEDS_H
+#define PERCH_BENCH_SEEDS_H
+
+#include <stdio.h>
+
+#include "bench.h"
+
+#define SEED_ROWS 5
+
+struct seed {
+    const char *patch;        /* the email's subject */
+    const char *when;         /* its date */
+    const char *form;         /* "virtbench", "lmbench" or "thrash" */
+    const char *rows[SEED_ROWS];   /* perchbench's rows, NULL-ended */
+    double email_before[SEED_ROWS], email_after[SEED_ROWS];
+    const char *switch_off;   /* perch run's option for the "before"; NULL: none */
+    const char *perch_does;   /* perch's part, or why it has no switch */
+};
+
+extern const struct seed bench_seeds[];
+extern const unsigned bench_nr_seeds;
+
+/* What one seed's runs gave: native, perch by default ("after") and with
+ * the switch ("before"; not had without one). */
+struct seed_result {
+    bool ran;
+    struct bench_summary native[BENCH_SLOTS], after[BENCH_SLOTS], before[BENCH_SLOTS];
+};
+
+/* The seed's email form and the summary of all, from set's names (the
+ * rows' slots) and results[i] for bench_seeds[i]. */
+void bench_seeds_print(FILE *out, const struct bench_set *set,
+                       const struct seed_result *results);
+
+#endif
