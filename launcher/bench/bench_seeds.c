@@ -171,26 +171,32 @@ static void thrash_form(FILE *out, const struct bench_set *set, const struct see
             s->email_before[0] / 1e9, s->email_after[0] / 1e9);
 }
 
-/* patch | the email's improvement | perch's | the same direction. */
+/* patch | the email's improvement | perch's | the same direction: a line
+ * for each row the email measured, the patch named on its first. */
 static void summary(FILE *out, const struct bench_set *set, const struct seed_result *results)
 {
     fprintf(out, "\n%-44s %-22s %-22s %s\n", "patch", "email", "perch", "same direction");
     for (unsigned i = 0; i < bench_nr_seeds; i++) {
         const struct seed *s = &bench_seeds[i];
-        const struct bench_summary *b = row_of(set, results[i].before, s->rows[0]);
-        const struct bench_summary *a = row_of(set, results[i].after, s->rows[0]);
-        char email[32], perch[32];
 
-        snprintf(email, sizeof(email), "%s -%.1f%%", s->rows[0],
-                 gain(s->email_before[0], s->email_after[0]));
-        if (!s->switch_off)
-            snprintf(perch, sizeof(perch), "no switch");
-        else if (a && b)
-            snprintf(perch, sizeof(perch), "%s %+.1f%%", s->rows[0], -gain(b->median, a->median));
-        else
-            snprintf(perch, sizeof(perch), "-");
-        fprintf(out, "%-44.44s %-22s %-22s %s\n", s->patch, email, perch,
-                !s->switch_off || !a || !b ? "-" : gain(b->median, a->median) > 0 ? "yes" : "no");
+        for (unsigned k = 0; k < nr_rows(s); k++) {
+            const struct bench_summary *b = row_of(set, results[i].before, s->rows[k]);
+            const struct bench_summary *a = row_of(set, results[i].after, s->rows[k]);
+            char email[32], perch[32];
+
+            snprintf(email, sizeof(email), "%s -%.1f%%", s->rows[k],
+                     gain(s->email_before[k], s->email_after[k]));
+            if (!s->switch_off)
+                snprintf(perch, sizeof(perch), "no switch");
+            else if (a && b)
+                snprintf(perch, sizeof(perch), "%s %+.1f%%", s->rows[k],
+                         -gain(b->median, a->median));
+            else
+                snprintf(perch, sizeof(perch), "-");
+            fprintf(out, "%-44.44s %-22s %-22s %s\n", k ? "" : s->patch, email, perch,
+                    !s->switch_off || !a || !b ? "-"
+                    : gain(b->median, a->median) > 0 ? "yes" : "no");
+        }
     }
 }
 

@@ -91,6 +91,8 @@ static void summary_says_the_direction(void)
     CHECK_CONTAINS(text, "lguest: more lazy_hcalls                     pipe -19.9%            "
                          "pipe -33.3%            yes\n");
     CHECK_CONTAINS(text, "pagefault -27.0%       pagefault +33.3%       no\n");
+    CHECK_CONTAINS(text, "no\n                                             fork -12.0%            "
+                         "fork -33.3%            yes\n");   /* every row, the patch once */
     CHECK_CONTAINS(text, "thrash -8.9%           no switch              -\n");
 }
 
