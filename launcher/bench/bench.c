@@ -469,21 +469,53 @@ static int run_seed(struct bench_set *set, const struct bench_dir *d, const stru
     return 0;
 }
 
+/* TCG and UML once over every seed's rows, for comparison (--qemu, --uml). */
+static int run_seed_peers(struct bench_set *set, const struct bench_dir *d,
+                          struct seed_peers *peers, struct error *e)
+{
+    static struct guest_config tcg, uml;
+
+    memset(set->chosen, 0, sizeof(set->chosen));
+    for (unsigned i = 0; i < bench_nr_seeds; i++)
+        for (unsigned k = 0; k < SEED_ROWS && bench_seeds[i].rows[k]; k++)
+            if (bench_find(set, bench_seeds[i].rows[k]) >= 0)
+                set->chosen[bench_find(set, bench_seeds[i].rows[k])] = true;
+    set->tcg.label = "TCG";
+    set->uml.label = "UML";
+    set->tcg.cpus = set->uml.cpus = 1;
+    if (guest_config(&tcg, set, NULL, BENCH_DISK_QEMU, false, e) ||
+        guest_config(&uml, set, NULL, BENCH_DISK_UML, false, e) ||
+        (set->qemu && bench_qemu_run(set, d, &tcg.o, e)) ||
+        (set->use_uml && bench_uml_run(set, d, &uml.o, e)))
+        return -1;
+    bench_summarize(&set->tcg, set->n);
+    bench_summarize(&set->uml, set->n);
+    peers->tcg = set->qemu;
+    peers->uml = set->use_uml;
+    memcpy(peers->tcg_s, set->tcg.s, sizeof(peers->tcg_s));
+    memcpy(peers->uml_s, set->uml.s, sizeof(peers->uml_s));
+    return 0;
+}
+
 static int run_seeds(struct bench_set *set, const struct bench_dir *d, struct error *e)
 {
     static struct seed_result results[8];
+    static struct seed_peers peers;
     int rc = 0;
 
     _Static_assert(sizeof(results) / sizeof(results[0]) >= 5, "a result per seed");
     memset(results, 0, sizeof(results));
+    memset(&peers, 0, sizeof(peers));
     for (unsigned i = 0; !rc && i < bench_nr_seeds; i++)
         rc = run_seed(set, d, &bench_seeds[i], &results[i], e);
+    if (!rc && (set->qemu || set->use_uml))
+        rc = run_seed_peers(set, d, &peers, e);
     bench_progress_done();
     if (rc)
         return STATUS_ERROR;
-    bench_seeds_print(stdout, set, results);
+    bench_seeds_print(stdout, set, results, &peers);
     fflush(stdout);
-    return 0;
+    return bench_seeds_write(set, results, &peers, e) ? STATUS_ERROR : 0;
 }
 
 int bench_main(int argc, char **argv, struct error *e)

@@ -76,9 +76,9 @@ int bench_parse_args(int argc, char **argv, struct bench_set *set,
             return fail(e, "too many benchmark names");
         }
     }
-    if (set->seeds && (set->vs || set->qemu || set->use_uml || *nnames))
-        return fail(e, "--seeds runs its own benchmarks and switches: no --vs, "
-                       "--qemu, --uml or names with it");
+    if (set->seeds && (set->vs || *nnames))
+        return fail(e, "--seeds runs its own benchmarks and switches: no --vs or "
+                       "names with it");
     return 0;
 }
 

@@ -102,12 +102,16 @@ static void virtbench_lines(FILE *out, const struct bench_set *set, const struct
 }
 
 static void virtbench_form(FILE *out, const struct bench_set *set, const struct seed *s,
-                           const struct seed_result *res)
+                           const struct seed_result *res, const struct seed_peers *peers)
 {
     if (s->switch_off)
         virtbench_lines(out, set, s, "Before:", res->before);
     virtbench_lines(out, set, s, s->switch_off ? "After:" : "perch:", res->after);
     virtbench_lines(out, set, s, "(Native for comparison):", res->native);
+    if (peers->tcg)
+        virtbench_lines(out, set, s, "(QEMU TCG for comparison):", peers->tcg_s);
+    if (peers->uml)
+        virtbench_lines(out, set, s, "(User-Mode Linux for comparison):", peers->uml_s);
     fprintf(out, "(The email, on lguest: ");
     for (unsigned i = 0; i < nr_rows(s); i++)
         fprintf(out, "%s%s %.0f -> %.0f", i ? "; " : "", s->rows[i], s->email_before[i],
@@ -128,9 +132,10 @@ static void us_cell(FILE *out, const struct bench_summary *r)
 
 /* lmbench3's table: test, before, after, improvement (and native). */
 static void lmbench_form(FILE *out, const struct bench_set *set, const struct seed *s,
-                         const struct seed_result *res)
+                         const struct seed_result *res, const struct seed_peers *peers)
 {
-    fprintf(out, "lmbench3 test  Before      After       Improvement  (native)\n");
+    fprintf(out, "lmbench3 test  Before      After       Improvement  (native)%s%s\n",
+            peers->tcg ? "    (TCG)" : "", peers->uml ? (peers->tcg ? "       (UML)" : "    (UML)") : "");
     fprintf(out, "------------------------------------------------------------\n");
     for (unsigned i = 0; i < nr_rows(s); i++) {
         const struct bench_summary *b = row_of(set, res->before, s->rows[i]);
@@ -145,6 +150,10 @@ static void lmbench_form(FILE *out, const struct bench_set *set, const struct se
         else
             fprintf(out, "-            ");
         us_cell(out, n);
+        if (peers->tcg)
+            us_cell(out, row_of(set, peers->tcg_s, s->rows[i]));
+        if (peers->uml)
+            us_cell(out, row_of(set, peers->uml_s, s->rows[i]));
         fprintf(out, "\n");
     }
     fprintf(out, "(The email, on 32-bit Xen PV: ");
@@ -156,16 +165,22 @@ static void lmbench_form(FILE *out, const struct bench_set *set, const struct se
 }
 
 /* The program's 1000 rounds, in seconds. */
-static void thrash_form(FILE *out, const struct bench_set *set, const struct seed *s,
-                        const struct seed_result *res)
+static void seconds_line(FILE *out, const char *who, const struct bench_summary *r)
 {
-    const struct bench_summary *a = row_of(set, res->after, s->rows[0]);
-    const struct bench_summary *n = row_of(set, res->native, s->rows[0]);
+    if (r)
+        fprintf(out, "%s %.2f seconds\n", who, r->median * 1000 / 1e9);
+}
 
-    if (a)
-        fprintf(out, "perch: %.2f seconds\n", a->median * 1000 / 1e9);
-    if (n)
-        fprintf(out, "(Native for comparison): %.2f seconds\n", n->median * 1000 / 1e9);
+static void thrash_form(FILE *out, const struct bench_set *set, const struct seed *s,
+                        const struct seed_result *res, const struct seed_peers *peers)
+{
+    seconds_line(out, "perch:", row_of(set, res->after, s->rows[0]));
+    seconds_line(out, "(Native for comparison):", row_of(set, res->native, s->rows[0]));
+    if (peers->tcg)
+        seconds_line(out, "(QEMU TCG for comparison):", row_of(set, peers->tcg_s, s->rows[0]));
+    if (peers->uml)
+        seconds_line(out, "(User-Mode Linux for comparison):",
+                     row_of(set, peers->uml_s, s->rows[0]));
     fprintf(out, "(The email, on lguest: Before: %.2f seconds, After: %.2f seconds; "
                  "slow vs fast path 6092 and 2852462)\n",
             s->email_before[0] / 1e9, s->email_after[0] / 1e9);
@@ -201,7 +216,7 @@ static void summary(FILE *out, const struct bench_set *set, const struct seed_re
 }
 
 void bench_seeds_print(FILE *out, const struct bench_set *set,
-                       const struct seed_result *results)
+                       const struct seed_result *results, const struct seed_peers *peers)
 {
     for (unsigned i = 0; i < bench_nr_seeds; i++) {
         const struct seed *s = &bench_seeds[i];
@@ -212,11 +227,130 @@ void bench_seeds_print(FILE *out, const struct bench_set *set,
         fprintf(out, "perch: %s%s%s%s\n", s->perch_does, s->switch_off ? " (before: " : "",
                 s->switch_off ? s->switch_off : "", s->switch_off ? ")" : "");
         if (!strcmp(s->form, "lmbench"))
-            lmbench_form(out, set, s, &results[i]);
+            lmbench_form(out, set, s, &results[i], peers);
         else if (!strcmp(s->form, "thrash"))
-            thrash_form(out, set, s, &results[i]);
+            thrash_form(out, set, s, &results[i], peers);
         else
-            virtbench_form(out, set, s, &results[i]);
+            virtbench_form(out, set, s, &results[i], peers);
     }
     summary(out, set, results);
+}
+
+/* ---- seeds.csv and seeds.json ----------------------------------------------- */
+
+/* A median, or "" (CSV) / null (JSON) without one. */
+static void number(FILE *f, const struct bench_summary *r, bool json)
+{
+    if (r)
+        fprintf(f, "%.1f", r->median);
+    else if (json)
+        fprintf(f, "null");
+}
+
+struct seed_row {
+    const struct seed *s;
+    unsigned k;
+    const struct bench_summary *before, *after, *native, *tcg, *uml;
+};
+
+static struct seed_row seed_row(const struct bench_set *set, const struct seed_result *res,
+                                const struct seed_peers *peers, unsigned i, unsigned k)
+{
+    const struct seed *s = &bench_seeds[i];
+
+    return (struct seed_row){
+        s, k, row_of(set, res->before, s->rows[k]), row_of(set, res->after, s->rows[k]),
+        row_of(set, res->native, s->rows[k]),
+        peers->tcg ? row_of(set, peers->tcg_s, s->rows[k]) : NULL,
+        peers->uml ? row_of(set, peers->uml_s, s->rows[k]) : NULL,
+    };
+}
+
+static const char *direction(const struct seed_row *r)
+{
+    if (!r->s->switch_off || !r->before || !r->after)
+        return "";
+    return gain(r->before->median, r->after->median) > 0 ? "yes" : "no";
+}
+
+static void csv_row(FILE *f, const struct seed_row *r)
+{
+    fprintf(f, "\"%s\",%s,%.0f,%.0f,%s,", r->s->patch, r->s->rows[r->k],
+            r->s->email_before[r->k], r->s->email_after[r->k],
+            r->s->switch_off ? r->s->switch_off : "");
+    number(f, r->before, false);
+    fputc(',', f);
+    number(f, r->after, false);
+    fputc(',', f);
+    number(f, r->native, false);
+    fputc(',', f);
+    number(f, r->tcg, false);
+    fputc(',', f);
+    number(f, r->uml, false);
+    fprintf(f, ",%s\n", direction(r));
+}
+
+static void json_row(FILE *f, const struct seed_row *r, bool first)
+{
+    fprintf(f, "%s\n    {\"patch\": \"%s\", \"row\": \"%s\", \"email_before\": %.0f, "
+               "\"email_after\": %.0f, \"switch\": ",
+            first ? "" : ",", r->s->patch, r->s->rows[r->k], r->s->email_before[r->k],
+            r->s->email_after[r->k]);
+    if (r->s->switch_off)
+        fprintf(f, "\"%s\"", r->s->switch_off);
+    else
+        fprintf(f, "null");
+    fprintf(f, ", \"before\": ");
+    number(f, r->before, true);
+    fprintf(f, ", \"after\": ");
+    number(f, r->after, true);
+    fprintf(f, ", \"native\": ");
+    number(f, r->native, true);
+    fprintf(f, ", \"tcg\": ");
+    number(f, r->tcg, true);
+    fprintf(f, ", \"uml\": ");
+    number(f, r->uml, true);
+    fprintf(f, ", \"same_direction\": %s}",
+            !*direction(r) ? "null" : !strcmp(direction(r), "yes") ? "true" : "false");
+}
+
+static FILE *open_out(const struct bench_set *set, const char *name, struct error *e)
+{
+    char path[4096];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", set->out_dir, name);
+    f = fopen(path, "w");
+    if (!f)
+        fail(e, "cannot write %s", path);
+    return f;
+}
+
+int bench_seeds_write(const struct bench_set *set, const struct seed_result *results,
+                      const struct seed_peers *peers, struct error *e)
+{
+    FILE *csv = open_out(set, "seeds.csv", e), *json = csv ? open_out(set, "seeds.json", e) : NULL;
+    bool first = true;
+    int rc;
+
+    if (!json) {
+        if (csv)
+            fclose(csv);
+        return -1;
+    }
+    fprintf(csv, "patch,row,email_before_ns,email_after_ns,switch,before_ns,after_ns,"
+                 "native_ns,tcg_ns,uml_ns,same_direction\n");
+    fprintf(json, "{\"unit\": \"ns per operation (thrash: per round)\", \"seeds\": [");
+    for (unsigned i = 0; i < bench_nr_seeds; i++)
+        for (unsigned k = 0; results[i].ran && k < nr_rows(&bench_seeds[i]); k++) {
+            struct seed_row r = seed_row(set, &results[i], peers, i, k);
+
+            csv_row(csv, &r);
+            json_row(json, &r, first);
+            first = false;
+        }
+    fprintf(json, "\n]}\n");
+    rc = ferror(csv) | ferror(json);
+    rc |= fclose(csv) | fclose(json);
+    return rc ? fail(e, "cannot write seeds.csv or seeds.json in %s", set->out_dir) : 0;
 }

@@ -33,9 +33,21 @@ struct seed_result {
     struct bench_summary native[BENCH_SLOTS], after[BENCH_SLOTS], before[BENCH_SLOTS];
 };
 
+/* The other machines, run once over every seed's rows (--qemu, --uml):
+ * for comparison, as native is. */
+struct seed_peers {
+    bool tcg, uml;
+    struct bench_summary tcg_s[BENCH_SLOTS], uml_s[BENCH_SLOTS];
+};
+
 /* The seed's email form and the summary of all, from set's names (the
- * rows' slots) and results[i] for bench_seeds[i]. */
+ * rows' slots), results[i] for bench_seeds[i] and the peers. */
 void bench_seeds_print(FILE *out, const struct bench_set *set,
-                       const struct seed_result *results);
+                       const struct seed_result *results, const struct seed_peers *peers);
+
+/* DIR/seeds.csv and DIR/seeds.json (DIR: set->out_dir): a record for each
+ * row of each seed. 0, or -1 with e. */
+int bench_seeds_write(const struct bench_set *set, const struct seed_result *results,
+                      const struct seed_peers *peers, struct error *e);
 
 #endif

@@ -184,15 +184,19 @@ else
     echo "SKIP bench/uml: no linux.uml (apt-get install user-mode-linux)"
 fi
 
-# --seeds: every email's section in its form, with perch's figures, and
-# the summary (~30 s).
-if timeout 600 "$PERCH" bench --seeds --quick >"$TMP/seeds.out" 2>"$TMP/seeds.err" &&
+# --seeds: every email's section in its form, with perch's figures, the
+# summary, seeds.csv and seeds.json; TCG for comparison when QEMU is
+# there (~40 s).
+tcg_seen() { ! command -v qemu-system-x86_64 >/dev/null || grep -q '^(QEMU TCG for comparison):$' "$TMP/seeds.out"; }
+if timeout 600 "$PERCH" bench --seeds --quick --qemu --out "$TMP/seeds" >"$TMP/seeds.out" 2>"$TMP/seeds.err" &&
    [ "$(grep -c '^== ' "$TMP/seeds.out")" -eq 5 ] &&
    grep -Eq '^Time for one context switch via pipe: [0-9]+ \([0-9]+ - [0-9]+\)$' "$TMP/seeds.out" &&
    grep -q '^(Native for comparison):$' "$TMP/seeds.out" &&
    grep -Eq '^lat_pagefault +[0-9.]+ us +[0-9.]+ us +-?[0-9]+% +[0-9.]+ us' "$TMP/seeds.out" &&
    grep -Eq '^perch: [0-9.]+ seconds$' "$TMP/seeds.out" &&
-   grep -Eq '^lguest: more lazy_hcalls +pipe -19.9% +pipe [-+][0-9.]+% +(yes|no)$' "$TMP/seeds.out"; then
+   grep -Eq '^lguest: more lazy_hcalls +pipe -19.9% +pipe [-+][0-9.]+% +(yes|no)$' "$TMP/seeds.out" &&
+   tcg_seen && [ "$(wc -l <"$TMP/seeds/seeds.csv")" -eq 11 ] &&
+   python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert len(d["seeds"]) == 10 and d["seeds"][5]["after"] > 0' "$TMP/seeds/seeds.json"; then
     pass bench/seeds
 else
     fail bench/seeds "$(tail -c 600 "$TMP/seeds.err") $(head -c 600 "$TMP/seeds.out")"
