@@ -629,6 +629,20 @@ struct perch_shared {
         uint64_t lock_wait_cycles;     /* TSC cycles spent waiting for it */
     } vcpu_stats[PERCH_MAX_VCPUS];
 
+    /* Each vCPU's steal-time area, KVM's struct kvm_steal_time: the
+     * Launcher registers it (MSR_KVM_STEAL_TIME) and KVM itself writes
+     * there how long the vCPU's thread waited for a host CPU (steal, ns;
+     * version odd while it writes). The Host turns it into Xen's runnable
+     * time (host/events/time.c); --stats prints it by vCPU. */
+    struct perch_steal_time {
+        uint64_t steal;
+        uint32_t version;
+        uint32_t flags;
+        uint8_t preempted;
+        uint8_t pad8[3];
+        uint32_t pad[11];
+    } __attribute__((aligned(64))) steal[PERCH_MAX_VCPUS];
+
     /* Back-end lines (PERCH_LINE_*): bit N is line N. Each word changes
      * by atomic or / exchange only; the Launcher trusts none of it. */
     struct {

@@ -82,6 +82,7 @@ struct vcpu {
     struct {
         uint64_t guest_va;      /* 0: not registered */
         struct vcpu_runstate_info info;
+        uint64_t steal_seen;    /* KVM's steal when last accounted (time.c) */
     } runstate;
 
     /* The last #PF address proven at CPL3, with where it was taken: the

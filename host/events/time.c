@@ -108,13 +108,24 @@ void time_init(void)
     time_vcpu_init();
 }
 
+static uint64_t kvm_steal(void);
+static void runstate_publish(void);
+
+/* The runstate area a secondary vCPU's guest registered for it before
+ * VCPUOP_up (Linux does, from the CPU that brings it up) stays where it is:
+ * the record starts afresh there. */
 void time_vcpu_init(void)
 {
+    uint64_t runstate_va = current->runstate.guest_va;
+
     env_timer_cancel();
     __builtin_memset(&current->timer, 0, sizeof(current->timer));
     __builtin_memset(&current->runstate, 0, sizeof(current->runstate));
+    current->runstate.guest_va = runstate_va;
     current->runstate.info.state = RUNSTATE_running;
     current->runstate.info.state_entry_time = time_now_ns();
+    current->runstate.steal_seen = kvm_steal();
+    runstate_publish();
     time_update_guest();
 }
 
@@ -249,6 +260,7 @@ void time_timer_fired(void)
     if (guest_due)
         fire_guest_timer();
     leave();
+    time_runstate_steal();
 }
 
 /* ---- Runstate ------------------------------------------------------------ */
@@ -271,11 +283,69 @@ void time_runstate_get(const struct vcpu *v, struct vcpu_runstate_info *out)
         out->time[out->state] += now - out->state_entry_time;
 }
 
+/*
+ * Steal. KVM writes into this vCPU's area (perch_shared.steal, registered
+ * by the Launcher) how long its thread has waited for a host CPU, as it
+ * does for its own guests: that is Xen's runnable time, which Linux reads
+ * as steal. A version that is odd, or changes under the read, is KVM
+ * writing: read again (a few times; then the last count stands).
+ */
+static uint64_t kvm_steal(void)
+{
+    volatile struct perch_steal_time *st = &perch_shared.steal[current->id];
+
+    for (int tries = 0; tries < 16; tries++) {
+        uint32_t version = st->version;
+        uint64_t steal;
+
+        compiler_barrier();
+        steal = st->steal;
+        compiler_barrier();
+        if (!(version & 1) && version == st->version)
+            return steal;
+    }
+    return current->runstate.steal_seen;
+}
+
+/* What was stolen since the last look moves from running to runnable: out
+ * of the running interval in progress first (its start moves on, never
+ * past now), the rest out of running time already counted. */
+static bool account_steal(uint64_t now)
+{
+    struct vcpu_runstate_info *info = &current->runstate.info;
+    uint64_t steal = kvm_steal(), delta, in_interval;
+
+    if (steal <= current->runstate.steal_seen)
+        return false;
+    delta = steal - current->runstate.steal_seen;
+    current->runstate.steal_seen = steal;
+    info->time[RUNSTATE_runnable] += delta;
+    if (info->state != RUNSTATE_running)
+        return true;
+    in_interval = now > info->state_entry_time ? now - info->state_entry_time : 0;
+    if (delta <= in_interval) {
+        info->state_entry_time += delta;
+        return true;
+    }
+    info->state_entry_time = now;
+    delta -= in_interval;
+    info->time[RUNSTATE_running] -= delta < info->time[RUNSTATE_running]
+                                        ? delta : info->time[RUNSTATE_running];
+    return true;
+}
+
+void time_runstate_steal(void)
+{
+    if (account_steal(time_now_ns()))
+        runstate_publish();
+}
+
 void time_runstate_enter(int state)
 {
     uint64_t now = time_now_ns();
     struct vcpu_runstate_info *info = &current->runstate.info;
 
+    account_steal(now);
     if (now > info->state_entry_time)
         info->time[info->state] += now - info->state_entry_time;
     info->state = state;

@@ -75,6 +75,10 @@ void time_timer_fired(void);
 /* The vCPU enters RUNSTATE_*: account the time of the old state and copy
  * the whole record to the guest's registered area, if any. */
 void time_runstate_enter(int state);
+/* The time KVM says this vCPU's thread waited for a host CPU since the
+ * last look becomes runnable time, and the record is copied out if it
+ * changed (each firing of the timer does this). */
+void time_runstate_steal(void);
 
 /* Where the guest wants vCPU v's runstate (a guest VA; 0: nowhere).
  * Copies the record there now: -XEN_EFAULT if it cannot. */

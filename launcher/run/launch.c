@@ -338,6 +338,7 @@ static int boot_vcpu(struct launch *l, unsigned cpu, struct error *e)
         .ss = FLAT_KERNEL_SS64,
         .tss_selector = SW_TSS_SEL,
         .lstar = l->hole.lstar + cpu * l->hole.lstar_stride,
+        .steal_gpa = l->hole.shared_maddr + offsetof(struct perch_shared, steal[cpu]),
     };
 
     return kvm_vcpu_boot(&l->vm.vcpus[cpu], &boot, e);

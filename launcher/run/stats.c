@@ -196,9 +196,10 @@ void stats_print_cpu(FILE *out, const struct perch_shared *sh)
 }
 
 /*
- * With several vCPUs: each one's share, and how long it waited for the
- * Host lock (one vCPU at a time runs the Host's logic: host_lock.h), in
- * ms of the vCPU TSC. The guest can write these words (they are in its
+ * With several vCPUs: each one's share, how long it waited for the Host
+ * lock (one vCPU at a time runs the Host's logic: host_lock.h), in ms of
+ * the vCPU TSC, and its steal: how long its thread waited for a host CPU,
+ * as KVM counted it (ms). The guest can write these words (they are in its
  * reach): they are read once each and only printed. The vCPU count is
  * the Launcher's own.
  */
@@ -210,16 +211,18 @@ static void print_vcpus(FILE *out, const struct perch_shared *shared,
     if (nr_vcpus < 2)
         return;
     fprintf(out, "  by vCPU:\n");
-    fprintf(out, "    %-5s %12s %12s %12s %12s %12s %10s %10s %12s\n", "vCPU", "hypercalls",
-            "direct", "visits", "CPL3 events", "user sysc.", "by #UD", "lock waits", "waited ms");
+    fprintf(out, "    %-5s %12s %12s %12s %12s %12s %10s %10s %12s %10s\n", "vCPU", "hypercalls",
+            "direct", "visits", "CPL3 events", "user sysc.", "by #UD", "lock waits", "waited ms",
+            "steal ms");
     for (unsigned i = 0; i < nr_vcpus && i < PERCH_MAX_VCPUS; i++) {
         const volatile struct perch_vcpu_stats *v = &sh->vcpu_stats[i];
         uint64_t cycles = v->lock_wait_cycles;
 
-        fprintf(out, "    %-5u %12lu %12lu %12lu %12lu %12lu %10lu %10lu %12.1f\n", i,
+        fprintf(out, "    %-5u %12lu %12lu %12lu %12lu %12lu %10lu %10lu %12.1f %10.1f\n", i,
                 v->hypercalls, v->direct_calls, v->visits, v->cpl3_events, v->user_syscalls,
                 v->syscalls_redirected, v->lock_waits,
-                run->tsc_khz ? (double)cycles / run->tsc_khz : 0.0);
+                run->tsc_khz ? (double)cycles / run->tsc_khz : 0.0,
+                (double)sh->steal[i].steal / 1e6);
     }
 }
 

@@ -123,6 +123,7 @@ static int build_host(struct guest_memory *gm, uint64_t l4,
     hole->boot_entry = h->boot_entry;
     hole->shared = (void *)((uint8_t *)gm_frame(gm, first) +
                             (h->shared_page - HOST_IMAGE_VA));
+    hole->shared_maddr = first * PAGE_SIZE + (h->shared_page - HOST_IMAGE_VA);
     return 0;
 }
 

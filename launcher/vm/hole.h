@@ -37,6 +37,7 @@ struct hole {
     uint64_t boot_entry;            /* every vCPU's first instruction */
     uint64_t user_slot_257;         /* L4 entry of the user view */
     struct perch_shared *shared;    /* Launcher's pointer to the shared page */
+    uint64_t shared_maddr;          /* ... and its machine (guest-physical) address */
     uint64_t m2p_entries;           /* max_mfn + 1 */
     uint64_t m2p_maddr;             /* machine address of its entry 0 */
     uint64_t gdt_l1_maddr[PERCH_MAX_VCPUS];  /* each vCPU's L1 entries behind its GDT */

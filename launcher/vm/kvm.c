@@ -265,6 +265,26 @@ static int set_sregs(struct kvm_vcpu *vm, const struct vcpu_boot *b,
 }
 
 /*
+ * KVM's steal time: KVM writes how long this vCPU's thread waited for a
+ * host CPU into the area at gpa, on every entry into the vCPU (the Host
+ * turns it into Xen's runnable time). A KVM without it leaves the area
+ * zero: no steal, nothing else lost.
+ */
+#define MSR_KVM_STEAL_TIME 0x4b564d03
+#define KVM_MSR_ENABLED    1
+
+static void set_steal_time(struct kvm_vcpu *vm, uint64_t gpa)
+{
+    struct {
+        struct kvm_msrs head;
+        struct kvm_msr_entry entry;
+    } m = { .head.nmsrs = 1, .entry = { .index = MSR_KVM_STEAL_TIME, .data = gpa | KVM_MSR_ENABLED } };
+
+    if (gpa)
+        (void)ioctl(vm->fd, KVM_SET_MSRS, &m);
+}
+
+/*
  * `syscall` at CPL3 lands at LSTAR, still at CPL3 (docs/kvm.md); SFMASK 0
  * keeps the interrupt flag as it was. STAR names the ring-0 selectors for
  * completeness and the flat user selectors for sysret.
@@ -293,6 +313,7 @@ static int set_msrs(struct kvm_vcpu *vm, const struct vcpu_boot *b,
     memcpy(m.entries, values, sizeof(values));
     if (ioctl(vm->fd, KVM_SET_MSRS, &m) != 9)
         return fail(e, "KVM_SET_MSRS: the vCPU refused a syscall MSR");
+    set_steal_time(vm, b->steal_gpa);
     return 0;
 }
 

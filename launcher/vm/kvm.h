@@ -42,6 +42,7 @@ struct vcpu_boot {
     uint64_t gdt_base, idt_base, tss_base;
     uint16_t cs, ss, tss_selector;
     uint64_t lstar;          /* where `syscall` goes: the Host */
+    uint64_t steal_gpa;      /* KVM's steal-time area for it (64-byte aligned) */
 };
 
 /* Open /dev/kvm, create the VM and nr_vcpus vCPUs (1 to PERCH_MAX_VCPUS,

@@ -25,6 +25,29 @@ else
     fail nproc/cpuinfo "nproc and /proc/cpuinfo do not both say 2"
 fi
 
+# Steal time: two vCPUs on one host CPU (the perch process pinned there),
+# each busy: each waits for the other about half the time, which KVM
+# counts and Linux shows as steal in /proc/stat (Xen's runnable time),
+# and --stats as each vCPU's steal.
+STEAL_LOOP='i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done'
+timeout 120 taskset -c 0 "$PERCH" run --cpus 2 --stats -- /bin/sh -c \
+    "($STEAL_LOOP) & ($STEAL_LOOP); wait; grep '^cpu[01] ' /proc/stat" \
+    >"$TMP/steal.out" 2>"$TMP/steal.err" </dev/null
+status=$?
+expect_status steal 0
+steal0=$(awk '/^cpu0 / { print $9 }' "$TMP/steal.out")
+steal1=$(awk '/^cpu1 / { print $9 }' "$TMP/steal.out")
+if [ "${steal0:-0}" -gt 0 ] && [ "${steal1:-0}" -gt 0 ]; then
+    pass steal/proc_stat
+else
+    fail steal/proc_stat "steal ticks cpu0 '$steal0' cpu1 '$steal1'"
+fi
+if awk '/lock waits/ { t = 1; next } t && $1 ~ /^[01]$/ { if ($NF + 0 > 0) n++ } END { exit n != 2 }' "$TMP/steal.err"; then
+    pass steal/stats
+else
+    fail steal/stats "$(grep -A2 'lock waits' "$TMP/steal.err")"
+fi
+
 # -smp is QEMU's spelling; four vCPUs on this machine's cores share them.
 smp_run four -smp 4 -- /bin/nproc
 expect_status four 0

@@ -545,6 +545,58 @@ static void runstate_follows_block_and_wake(void)
     CHECK(r.state_entry_time == 10 * MS);
 }
 
+/* KVM's steal (perch_shared.steal) becomes runnable time, taken out of the
+ * running interval in progress; a count KVM is still writing (odd
+ * version) is not read; the record goes out when it changed. */
+static void steal_becomes_runnable_time(void)
+{
+    struct vcpu_runstate_info r;
+
+    setup();
+    CHECK(register_runstate(RS_VA) == 0);
+    fake_tsc = 5 * MS;
+    perch_shared.steal[0].version = 2;
+    perch_shared.steal[0].steal = 3 * MS;
+    time_runstate_steal();
+    r = runstate_in_guest();
+    CHECK(r.time[RUNSTATE_runnable] == 3 * MS);
+    CHECK(r.state == RUNSTATE_running && r.state_entry_time == T0 + 3 * MS);
+    perch_shared.steal[0].version = 3;   /* KVM at work */
+    perch_shared.steal[0].steal = 4 * MS;
+    time_runstate_steal();
+    CHECK(runstate_in_guest().time[RUNSTATE_runnable] == 3 * MS);
+    perch_shared.steal[0].version = 4;
+    fake_tsc = 6 * MS;
+    CHECK(singleshot(7 * MS, 0) == 0);
+    CHECK(do_sched_op(SCHEDOP_block, 0, 0, 0, 0) == 0);
+    r = runstate_in_guest();
+    CHECK(r.time[RUNSTATE_runnable] == 4 * MS);
+    /* 6 ms of wall time running, 4 of them stolen. */
+    CHECK(r.time[RUNSTATE_running] == 6 * MS - T0 - 4 * MS);
+    /* More stolen than the interval holds comes out of running time. */
+    fake_tsc = 7 * MS + 100;
+    perch_shared.steal[0].steal = 4 * MS + 1000;
+    time_runstate_steal();
+    r = runstate_in_guest();
+    CHECK(r.time[RUNSTATE_runnable] == 4 * MS + 1000);
+    CHECK(r.time[RUNSTATE_running] == 6 * MS - T0 - 4 * MS - 900);
+    CHECK(r.state_entry_time == 7 * MS + 100);
+}
+
+/* A secondary vCPU's runstate area, registered before VCPUOP_up (Linux
+ * does it from the CPU that brings it up), survives the vCPU's start. */
+static void runstate_area_survives_the_start(void)
+{
+    setup();
+    CHECK(register_runstate(RS_VA) == 0);
+    memset(guest(RS_VA), 0xee, sizeof(struct vcpu_runstate_info));
+    fake_tsc = 3 * MS;
+    time_vcpu_init();
+    CHECK(current->runstate.guest_va == RS_VA);
+    CHECK(runstate_in_guest().state == RUNSTATE_running);
+    CHECK(runstate_in_guest().state_entry_time == 3 * MS);
+}
+
 static void runstate_get_counts_up_to_now(void)
 {
     struct vcpu_runstate_info r;
@@ -613,6 +665,8 @@ int main(void)
     RUN(poll_errors);
     RUN(runstate_follows_block_and_wake);
     RUN(runstate_get_counts_up_to_now);
+    RUN(steal_becomes_runnable_time);
+    RUN(runstate_area_survives_the_start);
     RUN(runstate_bad_area_and_unregister);
     RUN(runstate_area_unmapped_later);
     return check_exit_status();
