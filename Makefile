@@ -274,6 +274,15 @@ smp-torture: all
 	@SMP_TORTURE_RUNS=$(N) SMP_TORTURE_CPUS=$(CPUS) bash tests/guests/linux_smp_torture.sh | \
 		awk '{ print } /^PASS /{ p++ } /^FAIL /{ f++ } END { printf "%d passed, %d failed\n", p, f; exit (f > 0) }'
 
+# Every Linux test again on several vCPUs (not in `make test`'s length):
+# each `perch run` gets --cpus CPUS (default 2) unless the test chooses its
+# own vCPUs (tests/smp/perch-cpus.sh). Ends "N passed, N failed".
+.PHONY: test-cpus
+test-cpus: all
+	@for t in tests/guests/linux*.sh tests/guests/modules.sh; do \
+		PERCH=tests/smp/perch-cpus.sh PERCH_CPUS=$(CPUS) bash $$t; done | \
+		awk '{ print } /^PASS /{ p++ } /^FAIL /{ f++ } END { printf "%d passed, %d failed\n", p, f; exit (f > 0) }'
+
 # A real Debian image (not in `make test`: the first run downloads ~100 MB
 # and takes minutes): `perch image debian` into build/image-check/, checked
 # with e2fsck and debugfs (tests/image_check.sh). IMAGE_FRESH=1 rebuilds the

@@ -35,7 +35,8 @@ start b --name ctl-b -- sleep 60
 if wait_listed ctl-a && wait_listed ctl-b; then pass control/listed; else fail control/listed "$(cat "$TMP"/a.err)"; fi
 perch_run list_two list
 expect_line list_two out "^$pid_a +ctl-a +2 +512 MiB +[0-9]+ s  $TMP/d.img\$"
-expect_line list_two out "^$pid_b +ctl-b +1 +256 MiB +[0-9]+ s  -\$"
+# (make test-cpus gives every guest PERCH_CPUS vCPUs unless it says.)
+expect_line list_two out "^$pid_b +ctl-b +${PERCH_CPUS:-1} +256 MiB +[0-9]+ s  -\$"
 
 # A name is had once.
 perch_run name_taken run --name ctl-a -- true
