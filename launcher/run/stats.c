@@ -233,7 +233,7 @@ static void print_kvm(FILE *out, const struct kvm_vm *vm)
         [KVM_COUNT_EXITS] = "exits into KVM (traps)",
         [KVM_COUNT_PF_TAKEN] = "of them page faults",
         [KVM_COUNT_PF_FIXED] = "  shadow entries filled",
-        [KVM_COUNT_PF_EMULATE] = "  table writes emulated",
+        [KVM_COUNT_PF_EMULATE] = "  emulated (tables, MMIO)",
         [KVM_COUNT_PF_SPURIOUS] = "  spurious",
         [KVM_COUNT_PF_GUEST] = "  the guest's own",
         [KVM_COUNT_INSN_EMULATION] = "instructions emulated",

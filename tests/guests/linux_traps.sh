@@ -28,8 +28,13 @@ if [ "$n" -gt 100 ]; then pass traps/pipe_ops; else fail traps/pipe_ops "only $n
 per_switch() { echo $(( ($(count long "$1") - $(count short "$1")) * 100 / n )); }
 visits() { sed -n '/Switcher visits/,/total/s/^ *total *\([0-9]*\)$/\1/p' "$TMP/$1.err"; }
 
-emulated=$(per_switch 'table writes emulated')
-if [ "$emulated" -lt 50 ]; then
+# KVM's count of emulated faults holds MMIO stores too: with several vCPUs
+# (make test-cpus) a switch wakes the other vCPU with an IPI, two stores
+# to the local APIC, so only one vCPU shows the table writes alone.
+emulated=$(per_switch 'emulated (tables, MMIO)')
+if [ "${PERCH_CPUS:-1}" -gt 1 ]; then
+    echo "SKIP traps/no_table_write_per_switch: $emulated/100 emulated faults a switch on ${PERCH_CPUS} vCPUs, IPIs' APIC stores among them"
+elif [ "$emulated" -lt 50 ]; then
     pass traps/no_table_write_per_switch
 else
     fail traps/no_table_write_per_switch "$emulated/100 emulated table writes a switch"
