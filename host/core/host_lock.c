@@ -2,7 +2,6 @@
 #include "host_lock.h"
 
 #include "env.h"
-#include "host.h"
 #include "stats.h"
 #include "vcpu.h"
 
@@ -56,46 +55,6 @@ bool host_holds_lock_below(void)
     return host_nr_vcpus == 1 || (current->lock_levels >> 1) != 0;
 }
 
-void host_ipi_later(unsigned cpu)
-{
-    if (host_nr_vcpus == 1) {
-        env_send_ipi(cpu, PERCH_IPI_VECTOR);
-        return;
-    }
-    __atomic_or_fetch(&current->ipis_owed, 1ull << cpu, __ATOMIC_SEQ_CST);
-}
-
-void host_await_flush(unsigned cpu)
-{
-    __atomic_or_fetch(&current->flushes_awaited, 1ull << cpu, __ATOMIC_SEQ_CST);
-}
-
-/* Still in the guest with the flush owed: not yet done. */
-static bool flush_awaited(unsigned cpu)
-{
-    const struct vcpu *v = vcpu_of(cpu);
-
-    return __atomic_load_n(&v->in_guest, __ATOMIC_SEQ_CST) &&
-           (__atomic_load_n(&v->pending, __ATOMIC_SEQ_CST) & PENDING_TLB_FLUSH);
-}
-
-/* The IPIs, then the waits, owed when the lock was let go. An interrupt
- * meanwhile may serve them too: each mask is taken whole. Waiting with
- * the lock free lets the vCPUs waited for into the Host; one that waits
- * for this vCPU in turn interrupts the wait and is served. */
-static void pay_what_is_owed(struct vcpu *me)
-{
-    uint64_t ipis = __atomic_exchange_n(&me->ipis_owed, 0, __ATOMIC_SEQ_CST);
-    uint64_t waits = __atomic_exchange_n(&me->flushes_awaited, 0, __ATOMIC_SEQ_CST);
-
-    for (unsigned i = 0; ipis; i++, ipis >>= 1)
-        if (ipis & 1)
-            env_send_ipi(i, PERCH_IPI_VECTOR);
-    for (unsigned i = 0; waits; i++, waits >>= 1)
-        while ((waits & 1) && flush_awaited(i))
-            __builtin_ia32_pause();
-}
-
 /*
  * Back into the Host code it interrupted, an entry gives back the in_guest
  * it found: an interrupt may come after the way out set it and let the
@@ -119,8 +78,6 @@ void host_leave(bool to_guest)
         __atomic_store_n(&me->in_guest, true, __ATOMIC_SEQ_CST);
     if (took)
         __atomic_store_n(&holder, 0, __ATOMIC_RELEASE);
-    if (holder != me->id + 1)
-        pay_what_is_owed(me);
 }
 
 /* The wake slot is cleared before each look at done(): an interrupt
@@ -136,8 +93,6 @@ void host_sleep_until(bool (*done)(void *arg), void *arg)
             return;
         if (held)
             __atomic_store_n(&holder, 0, __ATOMIC_RELEASE);
-        if (holder != me->id + 1)
-            pay_what_is_owed(me);
         env_idle();
         if (held)
             spin_for_lock(me->id);

@@ -19,12 +19,6 @@
  * leave in the opposite order). The lock is let go while a vCPU sleeps
  * (host_sleep_until) and kept across an exit to the Launcher, which therefore
  * serves one request at a time. With one vCPU there is nothing to lock.
- *
- * What traps into the machine's hypervisor is not done under the lock
- * when it can wait: an IPI (two stores to the local APIC, each a trap) is
- * owed (host_ipi_later) and sent once the lock is let go, and so is a
- * shootdown's wait for the vCPUs it interrupted (host_await_flush). A
- * lock held across traps made the other vCPU wait for them too.
  */
 #ifndef PERCH_HOST_LOCK_H
 #define PERCH_HOST_LOCK_H
@@ -43,15 +37,6 @@ void host_leave(bool to_guest);
 /* In an entry that interrupted Host code: does that code hold the lock
  * (with one vCPU: always taken as yes)? */
 bool host_holds_lock_below(void);
-
-/* An IPI to vCPU cpu, sent once this vCPU lets the lock go (at once with
- * one vCPU, which holds none). */
-void host_ipi_later(unsigned cpu);
-
-/* Before this vCPU's way out goes on into the guest, vCPU cpu (sent an
- * IPI by host_ipi_later) has left the guest or done the flush it owes
- * (PENDING_TLB_FLUSH): waited for once the lock is let go. */
-void host_await_flush(unsigned cpu);
 
 /* Sleep (env_idle) until done(arg), which is asked first and after every
  * interrupt, with the lock let go while asleep. */

@@ -106,11 +106,6 @@ struct vcpu {
     uint64_t lock_levels;
     uint64_t guest_levels;
     uint64_t shootdown;     /* vCPUs (bit i) that owe a flush: host/mm/tlb.c */
-    /* Owed once the lock is let go (host_lock.h): IPIs to send (bit i:
-     * vCPU i), and vCPUs to wait for until they have left the guest or
-     * flushed (a shootdown's). Taken atomically: an interrupt may find
-     * them half done. */
-    uint64_t ipis_owed, flushes_awaited;
     unsigned ipi_seq;
     enum { VCPU_OFF, VCPU_DOWN, VCPU_UP } state;
     struct cpu_regs start;

@@ -5,7 +5,6 @@
 #include "evtchn.h"
 
 #include "../core/env.h"
-#include "../core/host_lock.h"
 
 struct evtchn_state evtchn_state;
 uint64_t evtchn_shared_info_mfn;
@@ -49,7 +48,7 @@ volatile struct vcpu_info *evtchn_vcpu_info(void)
 static void kick(unsigned id)
 {
     if (id != current->id)
-        host_ipi_later(id);
+        env_send_ipi(id, PERCH_IPI_VECTOR);
 }
 
 /*

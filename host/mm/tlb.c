@@ -15,8 +15,7 @@
  * asked for, an upper-level change, a writable frame turned into a table)
  * is a shootdown at the end of the hypercall, as Xen defers its flush to
  * the end of a batch: each such vCPU that runs guest code is sent an IPI
- * and waited for, once the Host lock is let go (host_lock.h), until it has
- * left the guest or flushed; it flushes on its way back
+ * and waited for until it has left the guest; it flushes on its way back
  * (PENDING_TLB_FLUSH, under the Host lock). One running Host code or
  * asleep holds nothing it will use before that way back.
  */
@@ -24,7 +23,6 @@
 
 #include "../core/env.h"
 #include "../core/host.h"
-#include "../core/host_lock.h"
 #include "../core/vcpu.h"
 
 #define KEPT_BITS (PTE_P | PTE_RW | PTE_US | PTE_A | PTE_D)
@@ -83,7 +81,7 @@ void tlb_flush_vcpus(uint64_t mask)
 
 void tlb_shootdown(void)
 {
-    uint64_t mask = current->shootdown;
+    uint64_t waiting = 0, mask = current->shootdown;
 
     current->shootdown = 0;
     for (unsigned i = 0; i < host_nr_vcpus; i++) {
@@ -91,14 +89,21 @@ void tlb_shootdown(void)
 
         if (!(mask >> i & 1))
             continue;
-        __atomic_or_fetch(&v->pending, PENDING_TLB_FLUSH, __ATOMIC_SEQ_CST);
+        v->pending |= PENDING_TLB_FLUSH;
         if (__atomic_load_n(&v->in_guest, __ATOMIC_SEQ_CST)) {
-            host_ipi_later(i);
-            host_await_flush(i);
+            env_send_ipi(i, PERCH_IPI_VECTOR);
+            waiting |= 1ull << i;
         }
     }
     if (mask)
         perch_shared.stats.tlb_shootdowns++;
+    while (waiting) {
+        for (unsigned i = 0; i < host_nr_vcpus; i++)
+            if ((waiting >> i & 1) &&
+                !__atomic_load_n(&vcpu_of(i)->in_guest, __ATOMIC_SEQ_CST))
+                waiting &= ~(1ull << i);
+        __builtin_ia32_pause();
+    }
 }
 
 void tlb_flush_requested(void)

@@ -24,9 +24,8 @@ void tlb_flush_everywhere(void);
 void tlb_flush_vcpus(uint64_t mask);
 
 /* At the end of a hypercall, when current->shootdown names vCPUs: each of
- * them flushes before it runs guest code again; one that runs guest code
- * now is sent an IPI and waited for before this vCPU's way out goes on
- * into the guest (both once the lock is let go: host_lock.h). */
+ * them that runs guest code now leaves it (an IPI) before this returns,
+ * and flushes before it runs guest code again. */
 void tlb_shootdown(void);
 
 /* A CR3 load just flushed everything. */

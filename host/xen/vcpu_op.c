@@ -3,7 +3,6 @@
  * vcpu_info and runstate registration, the single-shot timer.
  */
 #include "../core/env.h"
-#include "../core/host_lock.h"
 #include "../events/evtchn.h"
 #include "../events/time.h"
 #include "vcpu_context.h"
@@ -88,7 +87,7 @@ static long bring_up(struct vcpu *v)
         return -XEN_EINVAL;
     if (v->state == VCPU_DOWN) {
         v->state = VCPU_UP;
-        host_ipi_later(v->id);
+        env_send_ipi(v->id, PERCH_IPI_VECTOR);
     }
     return 0;
 }

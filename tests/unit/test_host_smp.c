@@ -7,8 +7,7 @@
  * `current` is host_env_cpus[host_env_cpu_now]: vCPU 0 unless a case acts
  * as another. env_send_ipi is this file's own: it counts as host_env.c's
  * does and, when told, plays the target that leaves the guest on the IPI
- * (clears its in_guest), which is what a shootdown waits for. IPIs and
- * waits are owed until the way out lets the lock go (lock_let_go).
+ * (clears its in_guest), which is what tlb_shootdown() waits for.
  */
 #include <stdint.h>
 #include <string.h>
@@ -59,14 +58,6 @@ void env_send_ipi(unsigned cpu, unsigned vector)
     host_env_ipi_vector = vector;
     if (ipi_leaves_guest)
         __atomic_store_n(&vcpu_of(cpu)->in_guest, false, __ATOMIC_SEQ_CST);
-}
-
-/* The current vCPU's way out lets the lock go: what it owes is paid then
- * (host_lock.h: IPIs, waits for flushes). */
-static void lock_let_go(void)
-{
-    host_enter();
-    host_leave(false);
 }
 
 /* ---- Guest memory -------------------------------------------------------- */
@@ -291,9 +282,7 @@ static void up_sends_one_ipi(void)
     CHECK(do_vcpu_op(VCPUOP_up, 2, 0, 0, 0) == 0);
     CHECK(vcpu_of(2)->state == VCPU_UP);
     CHECK(vcpu_of(1)->state == VCPU_OFF);
-    CHECK(host_env_ipis == 0 && current->ipis_owed == 1ull << 2);   /* not under the lock */
-    lock_let_go();
-    CHECK(host_env_ipis == 1 && current->ipis_owed == 0);
+    CHECK(host_env_ipis == 1);
     CHECK(host_env_ipi_cpu == 2 && host_env_ipi_vector == PERCH_IPI_VECTOR);
     CHECK(do_vcpu_op(VCPUOP_is_up, 2, 0, 0, 0) == 1);
     CHECK(do_vcpu_op(VCPUOP_is_up, 1, 0, 0, 0) == 0);
@@ -467,12 +456,10 @@ static void ipi_port_for_vcpu1(void)
     CHECK(vi1->evtchn_upcall_pending == 1);
     CHECK(vi1->evtchn_pending_sel & (1ull << (port / 64)));
     CHECK(vi0->evtchn_upcall_pending == 0 && vi0->evtchn_pending_sel == 0);
-    lock_let_go();
     CHECK(host_env_ipis == 1);
     CHECK(host_env_ipi_cpu == 1 && host_env_ipi_vector == PERCH_IPI_VECTOR);
     /* Still pending: nothing new to tell vCPU 1. */
     CHECK(send((uint32_t)port) == 0);
-    lock_let_go();
     CHECK(host_env_ipis == 1);
 }
 
@@ -498,7 +485,6 @@ static void ipi_port_for_self_and_from_other(void)
     CHECK(send((uint32_t)port) == 0);
     CHECK(si->vcpu_info[0].evtchn_upcall_pending == 1);
     CHECK(si->vcpu_info[1].evtchn_upcall_pending == 0);
-    lock_let_go();
     CHECK(host_env_ipis == 1 && host_env_ipi_cpu == 0);
 }
 
@@ -627,9 +613,7 @@ static void shootdown_interrupts_vcpu_in_guest(void)
     vcpu_of(2)->in_guest = true;
     tlb_flush_vcpus((1ull << 1) | (1ull << 2));
     tlb_shootdown();
-    CHECK(host_env_ipis == 0 && current->flushes_awaited == 1ull << 2);
-    lock_let_go();   /* the IPI, then the wait */
-    CHECK(host_env_ipis == 1 && current->flushes_awaited == 0);
+    CHECK(host_env_ipis == 1);
     CHECK(host_env_ipi_cpu == 2 && host_env_ipi_vector == PERCH_IPI_VECTOR);
     CHECK(!vcpu_of(2)->in_guest);
     CHECK(vcpu_of(1)->pending & PENDING_TLB_FLUSH);
@@ -663,7 +647,6 @@ static void interrupt_on_the_way_out_keeps_in_guest(void)
     ipi_leaves_guest = 1;
     tlb_flush_vcpus(1ull << 1);
     tlb_shootdown();
-    lock_let_go();
     CHECK(host_env_ipis == 1 && host_env_ipi_cpu == 1);
     CHECK(vcpu_of(1)->pending & PENDING_TLB_FLUSH);
 }
