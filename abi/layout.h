@@ -577,15 +577,6 @@ struct perch_shared {
         } where;
     } request;
 
-    /* PERCH_REQ_RELEASE_FRAMES: nr ranges of machine frames, each the
-     * guest's, that its balloon driver gave back (host/mm/reservation.c).
-     * Numbers only, which a guest kernel may forge: the Launcher checks
-     * each range against the guest's frames before it drops one. */
-    struct {
-        uint32_t nr;
-        uint32_t pad;
-        struct { uint64_t first_mfn, frames; } range[PERCH_RELEASE_RANGES];
-    } release;
 
     struct {
         uint64_t hypercalls[XEN_NR_HYPERCALLS];
@@ -682,6 +673,19 @@ struct perch_shared {
          * the Host stops for gdb at these instead of bouncing the #BP. */
         uint64_t breakpoints[PERCH_GDB_BREAKPOINTS];
     } gdb;
+
+    /* PERCH_REQ_RELEASE_FRAMES: nr ranges of machine frames, each the
+     * guest's, that its balloon driver gave back (host/mm/reservation.c).
+     * Numbers only, which a guest kernel may forge: the Launcher checks
+     * each range against the guest's frames before it drops one. Last in
+     * the page: placed between request and stats, its 4 KiB made a guest
+     * of two vCPUs with --no-cpl3-events hang in about one run in five
+     * (an RCU stall on CPU 1), for a reason not yet found. */
+    struct {
+        uint32_t nr;
+        uint32_t pad;
+        struct { uint64_t first_mfn, frames; } range[PERCH_RELEASE_RANGES];
+    } release;
 };
 
 #endif /* !__ASSEMBLER__ */
