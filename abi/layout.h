@@ -677,10 +677,11 @@ struct perch_shared {
     /* PERCH_REQ_RELEASE_FRAMES: nr ranges of machine frames, each the
      * guest's, that its balloon driver gave back (host/mm/reservation.c).
      * Numbers only, which a guest kernel may forge: the Launcher checks
-     * each range against the guest's frames before it drops one. Last in
-     * the page: placed between request and stats, its 4 KiB made a guest
-     * of two vCPUs with --no-cpl3-events hang in about one run in five
-     * (an RCU stall on CPU 1), for a reason not yet found. */
+     * each range against the guest's frames before it drops one. Last:
+     * placed between request and stats, its 4 KiB made a hang of two
+     * vCPUs with --no-cpl3-events (an RCU stall on CPU 1) come in about
+     * one run in five instead of one in twenty or more; that race itself
+     * is older and not yet found (docs/design.md, "Not yet"). */
     struct {
         uint32_t nr;
         uint32_t pad;
