@@ -117,7 +117,7 @@ static long reservation(unsigned op, uint64_t arg, uint64_t start_extent)
         if (mfn == INVALID_MFN)
             break;
         if (copy_to_guest(slot, &mfn, 8)) {
-            reservation_give_back(mfn);   /* not the guest's after all */
+            reservation_give_back(mfn);   /* its request cannot be answered: back */
             break;
         }
     }

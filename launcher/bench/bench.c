@@ -434,6 +434,18 @@ static int run_all(struct bench_set *set, const struct bench_dir *d,
     return bench_write_files(set, e) ? STATUS_ERROR : 0;
 }
 
+/* The seed's rows join those chosen (perchbench may lack one: then no
+ * figure, a dash in the tables). */
+static void choose_seed_rows(struct bench_set *set, const struct seed *s)
+{
+    for (unsigned i = 0; i < SEED_ROWS && s->rows[i]; i++) {
+        int k = bench_find(set, s->rows[i]);
+
+        if (k >= 0)
+            set->chosen[k] = true;
+    }
+}
+
 /* Each seed (bench_seeds.h): natively, then perch by default and with its
  * switch (interleaved), over the seed's rows alone. */
 static int run_seed(struct bench_set *set, const struct bench_dir *d, const struct seed *s,
@@ -449,9 +461,7 @@ static int run_seed(struct bench_set *set, const struct bench_dir *d, const stru
     set->other.label = s->switch_off ? s->switch_off : "";
     set->native.cpus = set->base.cpus = set->other.cpus = 1;
     memset(set->chosen, 0, sizeof(set->chosen));
-    for (unsigned i = 0; i < SEED_ROWS && s->rows[i]; i++)
-        if (bench_find(set, s->rows[i]) >= 0)
-            set->chosen[bench_find(set, s->rows[i])] = true;
+    choose_seed_rows(set, s);
     set->vs = s->switch_off;
     set->rounds = set->vs ? (set->quick ? 2 : 3) : 1;
     if (guest_config(&base, set, NULL, BENCH_DISK_PERCH, false, e) ||
@@ -477,9 +487,7 @@ static int run_seed_peers(struct bench_set *set, const struct bench_dir *d,
 
     memset(set->chosen, 0, sizeof(set->chosen));
     for (unsigned i = 0; i < bench_nr_seeds; i++)
-        for (unsigned k = 0; k < SEED_ROWS && bench_seeds[i].rows[k]; k++)
-            if (bench_find(set, bench_seeds[i].rows[k]) >= 0)
-                set->chosen[bench_find(set, bench_seeds[i].rows[k])] = true;
+        choose_seed_rows(set, &bench_seeds[i]);
     set->tcg.label = "TCG";
     set->uml.label = "UML";
     set->tcg.cpus = set->uml.cpus = 1;

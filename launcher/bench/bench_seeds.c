@@ -9,31 +9,31 @@
 #include <string.h>
 
 const struct seed bench_seeds[] = {
-    { "lguest: speed up PARAVIRT_LAZY_FLUSH handling", "2007", "virtbench",
+    { "lguest: speed up PARAVIRT_LAZY_FLUSH handling", "2007", SEED_VIRTBENCH,
       { "pipe", "cow", "exec", "fork", "pte2" },
       { 10509, 71796, 1076218, 1193125, 10844 }, { 6745, 44734, 815984, 1023250, 6699 },
       "--no-flush-elision",
       "a TLB flush the guest asks for costs a ring-0 visit only while a change "
       "perch made can be stale, as lguest flushed only in lazy mode" },
-    { "lguest: more lazy_hcalls", "2007", "virtbench",
+    { "lguest: more lazy_hcalls", "2007", SEED_VIRTBENCH,
       { "pipe" }, { 6745 }, { 5406 },
       "--eager-flush",
       "the flushes and address-space switches of one crossing are done in one "
       "ring-0 visit on the way out, not a visit each, as lazy_hcall batched them" },
-    { "lguest: faster tls switching", "2007", "virtbench",
+    { "lguest: faster tls switching", "2007", SEED_VIRTBENCH,
       { "pipe" }, { 5406 }, { 4916 },
       NULL,
       "no switch: perch never checks or copies the whole GDT; update_descriptor "
       "checks and writes the one descriptor the guest changed (Linux's TLS load "
       "is three), which is the email's after: its before has no road in perch" },
     { "xen/mm: do direct hypercall in xen_set_pte() if batching is unavailable",
-      "Xen-devel", "lmbench",
+      "Xen-devel", SEED_LMBENCH,
       { "pagefault", "fork" }, { 3180, 356000 }, { 2320, 313300 },
       "--no-insn-patching",
       "the kernel's trapping page-table stores are patched into direct Host "
       "calls, as the email's mmu_update replaced native_set_pte's trapped store" },
     { "lguest: use get_user_pages_fast() instead of get_user_pages()", "2008-07-30",
-      "thrash",
+      SEED_THRASH,
       { "thrash" }, { 5.93e9 }, { 5.40e9 },
       NULL,
       "no switch: perch has no get_pfn; KVM's shadow paging plays lguest's "
@@ -186,67 +186,7 @@ static void thrash_form(FILE *out, const struct bench_set *set, const struct see
             s->email_before[0] / 1e9, s->email_after[0] / 1e9);
 }
 
-/* patch | the email's improvement | perch's | the same direction: a line
- * for each row the email measured, the patch named on its first. */
-static void summary(FILE *out, const struct bench_set *set, const struct seed_result *results)
-{
-    fprintf(out, "\n%-44s %-22s %-22s %s\n", "patch", "email", "perch", "same direction");
-    for (unsigned i = 0; i < bench_nr_seeds; i++) {
-        const struct seed *s = &bench_seeds[i];
-
-        for (unsigned k = 0; k < nr_rows(s); k++) {
-            const struct bench_summary *b = row_of(set, results[i].before, s->rows[k]);
-            const struct bench_summary *a = row_of(set, results[i].after, s->rows[k]);
-            char email[32], perch[32];
-
-            snprintf(email, sizeof(email), "%s -%.1f%%", s->rows[k],
-                     gain(s->email_before[k], s->email_after[k]));
-            if (!s->switch_off)
-                snprintf(perch, sizeof(perch), "no switch");
-            else if (a && b)
-                snprintf(perch, sizeof(perch), "%s %+.1f%%", s->rows[k],
-                         -gain(b->median, a->median));
-            else
-                snprintf(perch, sizeof(perch), "-");
-            fprintf(out, "%-44.44s %-22s %-22s %s\n", k ? "" : s->patch, email, perch,
-                    !s->switch_off || !a || !b ? "-"
-                    : gain(b->median, a->median) > 0 ? "yes" : "no");
-        }
-    }
-}
-
-void bench_seeds_print(FILE *out, const struct bench_set *set,
-                       const struct seed_result *results, const struct seed_peers *peers)
-{
-    for (unsigned i = 0; i < bench_nr_seeds; i++) {
-        const struct seed *s = &bench_seeds[i];
-
-        if (!results[i].ran)
-            continue;
-        fprintf(out, "\n== %s (%s) ==\n", s->patch, s->when);
-        fprintf(out, "perch: %s%s%s%s\n", s->perch_does, s->switch_off ? " (before: " : "",
-                s->switch_off ? s->switch_off : "", s->switch_off ? ")" : "");
-        if (!strcmp(s->form, "lmbench"))
-            lmbench_form(out, set, s, &results[i], peers);
-        else if (!strcmp(s->form, "thrash"))
-            thrash_form(out, set, s, &results[i], peers);
-        else
-            virtbench_form(out, set, s, &results[i], peers);
-    }
-    summary(out, set, results);
-}
-
-/* ---- seeds.csv and seeds.json ----------------------------------------------- */
-
-/* A median, or "" (CSV) / null (JSON) without one. */
-static void number(FILE *f, const struct bench_summary *r, bool json)
-{
-    if (r)
-        fprintf(f, "%.1f", r->median);
-    else if (json)
-        fprintf(f, "null");
-}
-
+/* One row of one seed, with each side's figure (NULL: none). */
 struct seed_row {
     const struct seed *s;
     unsigned k;
@@ -266,11 +206,72 @@ static struct seed_row seed_row(const struct bench_set *set, const struct seed_r
     };
 }
 
+/* "yes" or "no": perch's switch moved the row the email's way; "" where
+ * there is no switch or no figure. */
 static const char *direction(const struct seed_row *r)
 {
     if (!r->s->switch_off || !r->before || !r->after)
         return "";
     return gain(r->before->median, r->after->median) > 0 ? "yes" : "no";
+}
+
+/* patch | the email's improvement | perch's | the same direction: a line
+ * for each row the email measured, the patch named on its first. */
+static void summary(FILE *out, const struct bench_set *set, const struct seed_result *results)
+{
+    static const struct seed_peers none;
+
+    fprintf(out, "\n%-44s %-22s %-22s %s\n", "patch", "email", "perch", "same direction");
+    for (unsigned i = 0; i < bench_nr_seeds; i++) {
+        for (unsigned k = 0; k < nr_rows(&bench_seeds[i]); k++) {
+            struct seed_row r = seed_row(set, &results[i], &none, i, k);
+            char email[32], perch[32];
+
+            snprintf(email, sizeof(email), "%s -%.1f%%", r.s->rows[k],
+                     gain(r.s->email_before[k], r.s->email_after[k]));
+            if (!r.s->switch_off)
+                snprintf(perch, sizeof(perch), "no switch");
+            else if (r.after && r.before)
+                snprintf(perch, sizeof(perch), "%s %+.1f%%", r.s->rows[k],
+                         -gain(r.before->median, r.after->median));
+            else
+                snprintf(perch, sizeof(perch), "-");
+            fprintf(out, "%-44.44s %-22s %-22s %s\n", k ? "" : r.s->patch, email, perch,
+                    *direction(&r) ? direction(&r) : "-");
+        }
+    }
+}
+
+void bench_seeds_print(FILE *out, const struct bench_set *set,
+                       const struct seed_result *results, const struct seed_peers *peers)
+{
+    for (unsigned i = 0; i < bench_nr_seeds; i++) {
+        const struct seed *s = &bench_seeds[i];
+
+        if (!results[i].ran)
+            continue;
+        fprintf(out, "\n== %s (%s) ==\n", s->patch, s->when);
+        fprintf(out, "perch: %s%s%s%s\n", s->perch_does, s->switch_off ? " (before: " : "",
+                s->switch_off ? s->switch_off : "", s->switch_off ? ")" : "");
+        if (s->form == SEED_LMBENCH)
+            lmbench_form(out, set, s, &results[i], peers);
+        else if (s->form == SEED_THRASH)
+            thrash_form(out, set, s, &results[i], peers);
+        else
+            virtbench_form(out, set, s, &results[i], peers);
+    }
+    summary(out, set, results);
+}
+
+/* ---- seeds.csv and seeds.json ----------------------------------------------- */
+
+/* A median, or "" (CSV) / null (JSON) without one. */
+static void number(FILE *f, const struct bench_summary *r, bool json)
+{
+    if (r)
+        fprintf(f, "%.1f", r->median);
+    else if (json)
+        fprintf(f, "null");
 }
 
 static void csv_row(FILE *f, const struct seed_row *r)

@@ -13,10 +13,13 @@
 
 #define SEED_ROWS 5
 
+/* The form of the email's table. */
+enum seed_form { SEED_VIRTBENCH, SEED_LMBENCH, SEED_THRASH };
+
 struct seed {
     const char *patch;        /* the email's subject */
     const char *when;         /* its date */
-    const char *form;         /* "virtbench", "lmbench" or "thrash" */
+    enum seed_form form;
     const char *rows[SEED_ROWS];   /* perchbench's rows, NULL-ended */
     double email_before[SEED_ROWS], email_after[SEED_ROWS];
     const char *switch_off;   /* perch run's option for the "before"; NULL: none */
