@@ -480,14 +480,19 @@ static int do_unwatch(struct xenstore *xs, const struct xs_req *r)
     return 0;
 }
 
-/* RESET_WATCHES: every watch and every transaction of the guest goes. */
-static int do_reset_watches(struct xenstore *xs, const struct xs_req *r)
+/* Every watch and every transaction of the guest goes. */
+static void drop_guest(struct xenstore *xs)
 {
     while (xs->nwatches)
         drop_watch(xs, xs->nwatches - 1);
     for (unsigned i = 0; i < XS_TRANSACTIONS_MAX; i++)
         if (xs->txn[i])
             end_txn(xs, xs->txn[i]);
+}
+
+static int do_reset_watches(struct xenstore *xs, const struct xs_req *r)
+{
+    drop_guest(xs);
     reply_ok(xs, r);
     return 0;
 }
@@ -891,13 +896,16 @@ int xenstore_init(struct xenstore *xs, const struct xenstore_guest *g)
     return rc;
 }
 
+void xenstore_forget_guest(struct xenstore *xs)
+{
+    drop_guest(xs);
+    for (unsigned i = 0; i < xs->nlocal; i++)
+        xs->local[i].pending = true;
+}
+
 void xenstore_free(struct xenstore *xs)
 {
-    while (xs->nwatches)
-        drop_watch(xs, xs->nwatches - 1);
-    for (unsigned i = 0; i < XS_TRANSACTIONS_MAX; i++)
-        if (xs->txn[i])
-            end_txn(xs, xs->txn[i]);
+    drop_guest(xs);
     for (unsigned i = 0; i < xs->nlocal; i++)
         free(xs->local[i].path);
     xs->nlocal = 0;

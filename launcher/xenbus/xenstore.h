@@ -115,6 +115,13 @@ struct xenstore {
 int xenstore_init(struct xenstore *xs, const struct xenstore_guest *g);
 void xenstore_free(struct xenstore *xs);
 
+/* Before a saved state takes the guest's place (xenstore_load()): the
+ * guest's watches and transactions go, and every back end's watch is
+ * marked pending, so that it looks at the new tree at the next
+ * xenstore_serve(). The tree and the ring's fields are the caller's to
+ * replace. */
+void xenstore_forget_guest(struct xenstore *xs);
+
 /* The page as a server that reports errors finds it: features set,
  * connected, indices 0 (the guest has not run yet). */
 void xenstore_ring_init(volatile struct xenstore_domain_interface *ring);

@@ -362,3 +362,38 @@ bool xs_tree_may_read(const struct xs_tree *t, uint16_t dom, const char *path)
     lookup(t, path, &nearest, NULL);
     return allowed(nearest, dom, XS_ACCESS_READ);
 }
+
+int xs_tree_restore_node(struct xs_tree *t, const char *path,
+                         const void *value, uint32_t len, uint64_t gen,
+                         uint16_t owner, uint8_t others)
+{
+    struct xs_node *nearest, *n;
+    const char *rest;
+    uint8_t *copy = NULL;
+
+    n = lookup(t, path, &nearest, &rest);
+    if (n && n != t->root)
+        return EEXIST;
+    if (!n && strchr(rest, '/'))
+        return ENOENT;
+    if (len && !(copy = malloc(len)))
+        return ENOMEM;
+    if (!n && !(n = new_node(rest, strlen(rest)))) {
+        free(copy);
+        return ENOMEM;
+    }
+    if (len)
+        memcpy(copy, value, len);
+    if (n == t->root)
+        account(t, n, -1);     /* the root's old fields leave the count */
+    else
+        append_child(nearest, n);
+    free(n->value);
+    n->value = copy;
+    n->len = len;
+    n->gen = gen;
+    n->owner = owner;
+    n->others = others & (XS_ACCESS_READ | XS_ACCESS_WRITE);
+    account(t, n, 1);
+    return 0;
+}

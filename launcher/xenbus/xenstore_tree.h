@@ -92,6 +92,16 @@ int xs_tree_get_perms(const struct xs_tree *t, uint16_t dom, const char *path,
 int xs_tree_set_perms(struct xs_tree *t, const char *path, uint16_t owner,
                       uint8_t others);
 
+/* For a saved tree being loaded: the node at path, exactly as given,
+ * under a parent that exists already; neither the tree's generation nor
+ * the parent's moves, and the guest's quota counts the node but does not
+ * refuse it (the caller checks the count against the maximum). "/", which
+ * xs_tree_init() made, takes the fields instead. EEXIST for another node
+ * that exists, ENOENT without the parent, ENOMEM. */
+int xs_tree_restore_node(struct xs_tree *t, const char *path,
+                         const void *value, uint32_t len, uint64_t gen,
+                         uint16_t owner, uint8_t others);
+
 /* Whether dom may read the node, or for an absent one its nearest
  * existing ancestor (whom a watch event on the path may go to). */
 bool xs_tree_may_read(const struct xs_tree *t, uint16_t dom, const char *path);
