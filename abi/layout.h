@@ -553,6 +553,15 @@ struct perch_shared {
          * xen_hypercall_pv and xen_iret), for host/cpu/direct_calls.c;
          * 0: unknown. Given before the first vCPU runs, or not at all. */
         uint64_t hypercall_func, iret_func;
+        /* TSC ticks the guest must not see: `perch restore` of a guest
+         * whose TSC is the machine's own (PVM runs CPL3 rdtsc natively),
+         * which went on while the guest lay in its file. The Host's clock
+         * is the TSC less this; set before any vCPU runs. */
+        uint64_t tsc_skip;
+        /* Where each vCPU's vcpu_info lies once the guest registered it
+         * (VCPUOP_register_vcpu_info; 0: in shared_info), written by the
+         * Host, for `perch restore` to move its pvclock record on. */
+        uint64_t vcpu_info_maddr[PERCH_MAX_VCPUS];
     } boot;
 
     struct {

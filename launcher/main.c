@@ -62,6 +62,12 @@ int main(int argc, char **argv)
         if (status)
             fprintf(stderr, "perch: %s\n", e.msg);
         return status;
+    case CMD_SAVE:
+        status = control_save(o.guest, o.save_file, o.leave_running, &e);
+        if (status)
+            fprintf(stderr, "perch: %s\n", e.msg);
+        return status;
+    case CMD_RESTORE:
     case CMD_RUN:
         break;
     }

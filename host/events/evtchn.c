@@ -558,6 +558,7 @@ long evtchn_register_vcpu_info(unsigned id, uint64_t mfn, uint64_t offset)
     vi = (volatile struct vcpu_info *)(env_alias_base() + maddr);
     copy_vcpu_info(vi, evtchn_vcpu_info_of(id));
     evtchn_state.vcpu_info_maddr[id] = maddr;
+    perch_shared.boot.vcpu_info_maddr[id] = maddr;
     /* Everything may be pending: a spurious upcall rather than a lost
      * event. */
     vi->evtchn_pending_sel = ~0ull;

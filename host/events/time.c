@@ -67,9 +67,15 @@ static uint64_t tsc_to_ns(uint64_t tsc)
     return tsc / khz * NS_PER_MS + tsc % khz * NS_PER_MS / khz;
 }
 
+/* The guest's time counts the TSC less what it lay saved (abi/layout.h). */
+static uint64_t tsc_to_guest_ns(uint64_t tsc)
+{
+    return tsc_to_ns(tsc - perch_shared.boot.tsc_skip);
+}
+
 uint64_t time_now_ns(void)
 {
-    return tsc_to_ns(env_rdtsc());
+    return tsc_to_guest_ns(env_rdtsc());
 }
 
 /*
@@ -141,7 +147,7 @@ void time_fill(volatile struct vcpu_time_info *t)
     t->version = (t->version + 1) | 1;
     tsc = env_rdtsc();
     t->tsc_timestamp = tsc;
-    t->system_time = tsc_to_ns(tsc);
+    t->system_time = tsc_to_guest_ns(tsc);
     t->tsc_to_system_mul = clock.mul;
     t->tsc_shift = clock.shift;
     t->flags = XEN_PVCLOCK_TSC_STABLE_BIT;

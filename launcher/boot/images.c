@@ -1,6 +1,8 @@
 /* The Host, Switcher, /init and perchbench images carried inside build/perch. */
 #include "../vm/hole.h"
 
+#include <zlib.h>
+
 extern const uint8_t perch_host_image[], perch_host_image_end[];
 extern const uint8_t perch_switcher_image[], perch_switcher_image_end[];
 
@@ -10,6 +12,14 @@ void vm_images_get(struct vm_images *images)
     images->host_bytes = perch_host_image_end - perch_host_image;
     images->switcher = perch_switcher_image;
     images->switcher_bytes = perch_switcher_image_end - perch_switcher_image;
+}
+
+uint32_t vm_images_crc(const struct vm_images *images)
+{
+    uLong crc = crc32(0, Z_NULL, 0);
+
+    crc = crc32(crc, images->host, (uInt)images->host_bytes);
+    return (uint32_t)crc32(crc, images->switcher, (uInt)images->switcher_bytes);
 }
 
 #include "initramfs.h"

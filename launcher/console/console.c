@@ -319,6 +319,8 @@ static void console_thread(void *arg)
         nfds_t nfds = wait_set(c, fds);
         int n;
 
+        if (hold_asked(c->cfg.hold) && !console_drain(c))
+            hold_here(c->cfg.hold);
         if (about_to_sleep(c)) {          /* a console broke its ring */
             stop_vcpu(c);
             break;
@@ -349,8 +351,12 @@ int console_start(struct console *c, const struct console_config *cfg)
     c->retry_ms = INPUT_RETRY_MS;
     osc_filter_init(&c->osc_early, osc_guest_kinds, OSC_GUEST_KINDS, &c->said);
     osc_filter_init(&c->osc_hvc, osc_guest_kinds, OSC_GUEST_KINDS, &c->said);
-    if (cfg->hvc_page)
+    if (cfg->hvc_page && cfg->resume)
+        hvc_ring_resume(&c->hvc, cfg->hvc_page);
+    else if (cfg->hvc_page)
         hvc_ring_init(&c->hvc, cfg->hvc_page);
+    if (cfg->resume)
+        c->cons = __atomic_load_n(&cfg->shared->console_cons, __ATOMIC_ACQUIRE);
     c->stop_fd = eventfd(0, EFD_CLOEXEC);
     if (c->stop_fd < 0)
         return -1;

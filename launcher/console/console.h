@@ -32,6 +32,7 @@
 #include "../../abi/layout.h"
 #include "../vm/confined_thread.h"
 #include "../base/error.h"
+#include "../base/hold.h"
 #include "hvc_ring.h"
 #include "keys.h"
 #include "osc_filter.h"
@@ -61,6 +62,12 @@ struct console_config {
      * KVM_RUN entered just after the kick returns at once (may be NULL). */
     volatile uint8_t *vcpu_immediate_exit;
     bool sandbox;                  /* the thread enters sandbox.h's filter */
+    /* `perch save` holds the thread still, its rings drained; the asker
+     * wakes it through doorbell_fd (NULL: never). */
+    struct hold *hold;
+    /* The rings are a saved guest's: take their indices as they are
+     * (`perch restore`), rather than from a page the domain builder zeroed. */
+    bool resume;
 };
 
 struct console {

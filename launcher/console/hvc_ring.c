@@ -12,6 +12,13 @@ void hvc_ring_init(struct hvc_ring *r, void *page)
     r->in_prod = 0;
 }
 
+void hvc_ring_resume(struct hvc_ring *r, void *page)
+{
+    r->page = page;
+    r->out_cons = ring_load_index(&r->page->out_cons);
+    r->in_prod = ring_load_index(&r->page->in_prod);
+}
+
 int hvc_ring_read(struct hvc_ring *r, uint8_t *buf, char *problem,
                   size_t problem_size)
 {

@@ -29,6 +29,10 @@ struct hvc_ring {
  * indices 0). */
 void hvc_ring_init(struct hvc_ring *r, void *page);
 
+/* Serve a saved guest's page: our indices are the ones we last stored
+ * there (checked, as ever, at each use). */
+void hvc_ring_resume(struct hvc_ring *r, void *page);
+
 /* Copy what out[] holds into buf (room for XENCONS_OUT_BYTES) and give the
  * slots back to the guest. Returns the bytes copied, or -1 with `problem`
  * filled when out_prod is more than a ring ahead of our out_cons. */

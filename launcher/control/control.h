@@ -14,6 +14,9 @@
  *                 memory/target, as `xl mem-set`), else "error WHY"; a size
  *                 outside the guest's range is refused with a WHY that
  *                 names its bounds in MiB
+ *   "save [--leave-running]", with an open file passed beside it
+ *              (SCM_RIGHTS) -> "ok" once the guest is saved into it (`perch
+ *                 save`, launcher/run/save.h), else "error WHY"
  * A peer of another user is refused; a line longer than CONTROL_LINE_MAX or
  * a request not of these ends the connection with "error ...".
  */

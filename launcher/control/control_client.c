@@ -8,7 +8,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,12 +20,35 @@
 #include "../base/status.h"
 
 #define REPLY_TIMEOUT_MS 5000
+/* A save writes the guest's memory: a few GiB take a while. */
+#define SAVE_TIMEOUT_MS (10 * 60 * 1000)
 
-/* One request to the socket at path, its one-line reply into reply
- * (without the newline). -1 with e when nobody answers there (errno
- * ECONNREFUSED: nobody listens any more). */
-static int ask(const char *path, const char *request, char reply[CONTROL_LINE_MAX],
-               struct error *e)
+/* The request line, with file descriptor pass (-1: none) beside it. */
+static int send_request(int fd, const char *request, int pass)
+{
+    char control[CMSG_SPACE(sizeof(int))] = { 0 };
+    struct iovec iov = { .iov_base = (void *)request, .iov_len = strlen(request) };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+    struct cmsghdr *c;
+
+    if (pass >= 0) {
+        m.msg_control = control;
+        m.msg_controllen = sizeof(control);
+        c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &pass, sizeof(int));
+    }
+    return sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)iov.iov_len ? 0 : -1;
+}
+
+/* One request to the socket at path (with file descriptor pass, -1:
+ * none), its one-line reply into reply (without the newline) within
+ * timeout_ms. -1 with e when nobody answers there (errno ECONNREFUSED:
+ * nobody listens any more). */
+static int ask_with(const char *path, const char *request, int pass, int timeout_ms,
+                    char reply[CONTROL_LINE_MAX], struct error *e)
 {
     struct sockaddr_un a = { .sun_family = AF_UNIX };
     struct pollfd pfd = { .events = POLLIN };
@@ -34,7 +60,7 @@ static int ask(const char *path, const char *request, char reply[CONTROL_LINE_MA
     strcpy(a.sun_path, path);
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
-        write(fd, request, strlen(request)) != (ssize_t)strlen(request)) {
+        send_request(fd, request, pass)) {
         int err = errno;                /* each_guest tells a dead perch by it */
 
         fail(e, "%s: %s", path, strerror(err));
@@ -44,7 +70,7 @@ static int ask(const char *path, const char *request, char reply[CONTROL_LINE_MA
         return -1;
     }
     pfd.fd = fd;
-    while (got < CONTROL_LINE_MAX - 1 && poll(&pfd, 1, REPLY_TIMEOUT_MS) > 0) {
+    while (got < CONTROL_LINE_MAX - 1 && poll(&pfd, 1, timeout_ms) > 0) {
         ssize_t n = read(fd, reply + got, CONTROL_LINE_MAX - 1 - got);
 
         if (n <= 0)
@@ -57,6 +83,12 @@ static int ask(const char *path, const char *request, char reply[CONTROL_LINE_MA
         return fail(e, "%s: no answer", path);
     reply[got - 1] = '\0';
     return 0;
+}
+
+static int ask(const char *path, const char *request, char reply[CONTROL_LINE_MAX],
+               struct error *e)
+{
+    return ask_with(path, request, -1, REPLY_TIMEOUT_MS, reply, e);
 }
 
 /* The value of key in an "info" reply (disks: the rest of the line). */
@@ -198,4 +230,31 @@ int control_mem_set(const char *guest, uint64_t mib, struct error *e)
     /* A size outside the guest's range is a bad command line, as a bad
      * number is; anything else, a guest that could not be asked. */
     return strstr(reply, " MiB") ? STATUS_USAGE : STATUS_ERROR;
+}
+
+/* The file is the client's to open, with the user's rights and in the
+ * user's folder, and to take away if the save failed; the guest's perch
+ * writes into it. */
+int control_save(const char *guest, const char *file, bool leave_running, struct error *e)
+{
+    char path[PATH_MAX], reply[CONTROL_LINE_MAX];
+    struct stat st;
+    int fd, rc;
+
+    if (control_find(guest, path, e))
+        return STATUS_ERROR;
+    fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return fail(e, "cannot write %s: %s", file, strerror(errno)), STATUS_ERROR;
+    rc = ask_with(path, leave_running ? "save --leave-running\n" : "save\n", fd,
+                  SAVE_TIMEOUT_MS, reply, e);
+    if (!rc && strcmp(reply, "ok"))
+        rc = fail(e, "%s: %s", guest, strncmp(reply, "error ", 6) ? reply : reply + 6);
+    if (!rc && !fstat(fd, &st))
+        printf("perch: %s saved to %s (%.1f MiB)%s\n", guest, file, st.st_size / 1048576.0,
+               leave_running ? "; it runs on" : "");
+    close(fd);
+    if (rc)
+        unlink(file);
+    return rc ? STATUS_ERROR : 0;
 }

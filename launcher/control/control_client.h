@@ -30,4 +30,9 @@ int control_shutdown(const char *guest, bool wait, struct error *e);
  * its floor, above its --mem), STATUS_ERROR with e for the rest. */
 int control_mem_set(const char *guest, uint64_t mib, struct error *e);
 
+/* `perch save [--leave-running] GUEST FILE`: the guest into FILE (made
+ * anew, mode 0600; taken away again if the save fails). 0, or
+ * STATUS_ERROR with e. */
+int control_save(const char *guest, const char *file, bool leave_running, struct error *e);
+
 #endif

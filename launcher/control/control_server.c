@@ -75,6 +75,40 @@ static void mem_set(const struct control_server *s, const char *arg, char *out, 
                                       ? "error the guest cannot be asked now\n" : "ok\n");
 }
 
+/* Read up to size bytes, and a file descriptor passed with them into
+ * *passed (only the first is kept; -1: none). */
+static ssize_t receive(int fd, char *buf, size_t size, int *passed)
+{
+    char control[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = { .iov_base = buf, .iov_len = size };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+                        .msg_controllen = sizeof(control) };
+    ssize_t n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); n >= 0 && c; c = CMSG_NXTHDR(&m, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && *passed < 0 &&
+            c->cmsg_len == CMSG_LEN(sizeof(int)))
+            memcpy(passed, CMSG_DATA(c), sizeof(int));
+    return n;
+}
+
+/* "save [--leave-running]": into the file passed with the request. */
+static void save(const struct control_server *s, const char *line, int file, char *out,
+                 size_t size)
+{
+    bool leave = !strcmp(line, "save --leave-running\n");
+    struct error e;
+
+    if (!leave && strcmp(line, "save\n"))
+        snprintf(out, size, "error save takes only --leave-running\n");
+    else if (file < 0 || !s->guest.save)
+        snprintf(out, size, "error save needs the file, passed with the request\n");
+    else if (s->guest.save(s->guest.save_arg, file, leave, &e))
+        snprintf(out, size, "error %s\n", e.msg);
+    else
+        snprintf(out, size, "ok\n");
+}
+
 /* One request: a line in (bounded in length and time), a line out. */
 static void answer(const struct control_server *s, int fd)
 {
@@ -82,20 +116,23 @@ static void answer(const struct control_server *s, int fd)
     struct ucred peer;
     socklen_t len = sizeof(peer);
     size_t got = 0;
+    int file = -1;
     struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) || peer.uid != getuid())
         return;
     while (got < sizeof(line) - 1 && !memchr(line, '\n', got) &&
            poll(&pfd, 1, REQUEST_TIMEOUT_MS) > 0) {
-        ssize_t n = read(fd, line + got, sizeof(line) - 1 - got);
+        ssize_t n = receive(fd, line + got, sizeof(line) - 1 - got, &file);
 
         if (n <= 0)
             break;
         got += (size_t)n;
     }
     line[got] = '\0';
-    if (!strcmp(line, "info\n"))
+    if (!strncmp(line, "save", 4))
+        save(s, line, file, out, sizeof(out));
+    else if (!strcmp(line, "info\n"))
         info_line(s, out, sizeof(out));
     else if (!strcmp(line, "shutdown\n"))
         snprintf(out, sizeof(out), "%s", s->guest.ask_poweroff(s->guest.arg)
@@ -104,7 +141,9 @@ static void answer(const struct control_server *s, int fd)
     else if (!strncmp(line, "mem-set ", 8))
         mem_set(s, line + 8, out, sizeof(out));
     else
-        snprintf(out, sizeof(out), "error no such request (info, shutdown, mem-set)\n");
+        snprintf(out, sizeof(out), "error no such request (info, shutdown, mem-set, save)\n");
+    if (file >= 0)
+        close(file);
     if (write(fd, out, strlen(out)) < 0)
         return;                         /* the asker left: nothing to tell */
 }

@@ -27,6 +27,9 @@ struct control_guest {
     int (*ask_poweroff)(void *arg);
     int (*ask_memory)(void *arg, uint64_t mib);
     void *arg;
+    /* `perch save`: the guest into the open file fd (0: saved). */
+    int (*save)(void *arg, int fd, bool leave_running, struct error *e);
+    void *save_arg;
 };
 
 /* The least a guest of mem_mib may be set to: Linux's kernel and initramfs

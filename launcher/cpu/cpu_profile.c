@@ -286,6 +286,30 @@ static void and_features(const struct perch_cpu *real, struct perch_cpu *out)
     }
 }
 
+int cpu_profile_covers(const struct perch_cpu *machine, const struct perch_cpu *promised,
+                       struct error *e)
+{
+    static const char *const regs[] = { "eax", "ebx", "ecx", "edx" };
+
+    for (size_t i = 0; i < sizeof(feature_words) / sizeof(feature_words[0]); i++) {
+        uint32_t need[4], have[4] = { 0 }, missing;
+        uint8_t reg = feature_words[i].reg;
+
+        if (!cpuid_table_read(promised, feature_words[i].leaf, feature_words[i].subleaf, need))
+            continue;
+        cpuid_table_read(machine, feature_words[i].leaf, feature_words[i].subleaf, have);
+        missing = need[reg] & ~have[reg];
+        if (missing)
+            return fail(e, "this CPU lacks features the guest was shown (CPUID leaf %#x.%u "
+                        "%s bits %#x)", feature_words[i].leaf, feature_words[i].subleaf,
+                        regs[reg], missing);
+    }
+    if (promised->xcr0 & ~machine->xcr0)
+        return fail(e, "this CPU lacks state components the guest saves (XCR0 bits %#llx)",
+                    (unsigned long long)(promised->xcr0 & ~machine->xcr0));
+    return 0;
+}
+
 void cpu_profile_merge(const struct perch_cpu *real, const struct perch_cpu *profile,
                        struct perch_cpu *out)
 {

@@ -47,6 +47,12 @@ void cpu_profile_write(FILE *f, const struct perch_cpu *cpu, const char *comment
 void cpu_profile_merge(const struct perch_cpu *real, const struct perch_cpu *profile,
                        struct perch_cpu *out);
 
+/* Can a guest that was shown `promised` run on `machine` (`perch
+ * restore`)? Every feature bit it was offered, and every XCR0 component,
+ * must be there. 0, or -1 with e naming the first missing one. */
+int cpu_profile_covers(const struct perch_cpu *machine, const struct perch_cpu *promised,
+                       struct error *e);
+
 /* What the Host is told for `perch run`: this CPU, or the profile at
  * profile_path (if not NULL) merged with it. Returns 0 or -1. */
 int cpu_profile_for_guest(const char *profile_path, struct perch_cpu *out, struct error *e);

@@ -24,6 +24,8 @@ void cli_print_help(void)
 "       perch list\n"
 "       perch shutdown [--wait] GUEST\n"
 "       perch mem-set GUEST SIZE\n"
+"       perch save [--leave-running] GUEST FILE\n"
+"       perch restore [--name NAME] [--stats] [--no-sandbox] FILE\n"
 "       perch -h | --help | --version\n"
 "\n"
 "perch boots a Xen-PV-capable kernel as a paravirtual guest on /dev/kvm,\n"
@@ -204,6 +206,14 @@ void cli_print_help(void)
 "(xenstore's memory/target, as xl mem-set): its balloon driver gives memory\n"
 "back to the host or takes it again, between a floor (96 MiB + 1/64 of\n"
 "its --mem, for the kernel and its page structures) and its --mem.\n"
+"perch save GUEST FILE stops the guest at a consistent point and writes\n"
+"it to FILE (memory that is not zero, compressed with zstd; its vCPUs,\n"
+"xenstore and the Host's state), then that perch exits 0; with\n"
+"--leave-running the guest goes on (a checkpoint). perch restore FILE runs\n"
+"it on from there, on this machine or one whose CPU offers what the guest\n"
+"was shown, with the same build of perch. Not yet for guests with --disk,\n"
+"--net or --gdb (refused, saying so). The guest's clock goes on from where\n"
+"it stopped: it lags the wall clock by the time it spent in the file.\n"
 "Each perch run answers them on a UNIX socket in $XDG_RUNTIME_DIR/perch\n"
 "(else /tmp/perch-UID), a folder only you may enter.\n"
 "\n"
@@ -582,6 +592,50 @@ static const struct {
     { "cpu", CMD_CPU },
 };
 
+/* perch save [--leave-running] GUEST FILE */
+static int parse_save(int argc, char **argv, struct options *o, struct error *e)
+{
+    int at = 2;
+
+    o->command = CMD_SAVE;
+    if (at < argc && !strcmp(argv[at], "--leave-running")) {
+        o->leave_running = true;
+        at++;
+    }
+    if (argc != at + 2 || !argv[at][0] || argv[at][0] == '-' || !argv[at + 1][0])
+        return fail(e, "perch save needs a GUEST (a pid or a --name) and a FILE, after "
+                       "--leave-running if given");
+    o->guest = argv[at];
+    o->save_file = argv[at + 1];
+    return 0;
+}
+
+/* perch restore [--name NAME] [--stats] [--no-sandbox] FILE: the rest of
+ * the guest's configuration is in FILE. */
+static int parse_restore(int argc, char **argv, struct options *o, struct error *e)
+{
+    o->command = CMD_RESTORE;
+    for (int at = 2; at < argc; at++) {
+        if (!strcmp(argv[at], "--stats"))
+            o->stats = true;
+        else if (!strcmp(argv[at], "--no-sandbox"))
+            o->no_sandbox = true;
+        else if (!strcmp(argv[at], "--name") && at + 1 < argc && !o->name)
+            o->name = argv[++at];
+        else if (argv[at][0] == '-' || o->restore)
+            return fail(e, "perch restore takes FILE and only --name NAME, --stats, "
+                           "--no-sandbox ('%s')", argv[at]);
+        else
+            o->restore = argv[at];
+    }
+    if (!o->restore || !o->restore[0])
+        return fail(e, "perch restore needs the FILE perch save wrote");
+    if (o->name && !control_name_ok(o->name))
+        return fail(e, "--name '%s' is not 1 to %d letters, digits, '.', '_' "
+                       "or '-' (and not all digits)", o->name, CONTROL_NAME_MAX);
+    return 0;
+}
+
 int cli_parse(int argc, char **argv, struct options *o, struct error *e)
 {
     memset(o, 0, sizeof(*o));
@@ -630,6 +684,10 @@ int cli_parse(int argc, char **argv, struct options *o, struct error *e)
         o->guest = argv[2];
         return parse_mem("perch mem-set", argv[3], &o->mem_mib, e);
     }
+    if (!strcmp(argv[1], "save"))
+        return parse_save(argc, argv, o, e);
+    if (!strcmp(argv[1], "restore"))
+        return parse_restore(argc, argv, o, e);
     if (strcmp(argv[1], "run"))
         return fail(e, "unknown command '%s'", argv[1]);
     o->command = CMD_RUN;

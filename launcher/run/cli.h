@@ -18,7 +18,7 @@
 #define MAX_CPUS 64
 
 enum command { CMD_RUN, CMD_HELP, CMD_VERSION, CMD_BENCH, CMD_IMAGE, CMD_CPU, CMD_LIST,
-               CMD_SHUTDOWN, CMD_MEM_SET };
+               CMD_SHUTDOWN, CMD_MEM_SET, CMD_SAVE, CMD_RESTORE };
 
 struct options {
     enum command command;
@@ -41,6 +41,9 @@ struct options {
     const char *name;          /* --name NAME for perch list and shutdown */
     const char *guest;         /* perch shutdown and mem-set GUEST: a pid or a name */
     bool wait;                 /* perch shutdown --wait (-w) */
+    const char *save_file;     /* perch save GUEST FILE */
+    bool leave_running;        /* perch save --leave-running */
+    const char *restore;       /* perch restore FILE */
     struct net_option net;     /* --net; kind NET_NONE when absent */
     uint16_t gdb_port;         /* --gdb: 0 when absent */
     bool gdb_wait;             /* --gdb-wait: hold the guest for gdb */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../vm/lines.h"
+#include "../xenbus/xenstore_save.h"
 #include "../base/status.h"
 
 static void broken(struct devices *d, const char *what, const char *why)
@@ -158,6 +159,7 @@ static void device_thread(void *arg)
     for (;;) {
         nfds_t nfds = fill(d, &w);
 
+        hold_here(d->cfg.hold);
         if (poll(w.fds, nfds, work_waiting(d) ? 0 : w.timeout_ms) < 0) {
             if (errno == EINTR)
                 continue;
@@ -182,7 +184,10 @@ static int set_up(struct devices *d, struct error *e)
     err = xenstore_init(d->xs, &guest);
     if (err)
         return fail(e, "cannot set up xenstore: %s", xenstore_error_name(err));
-    xenstore_ring_init(c->store_ring);
+    if (c->saved_store && xenstore_load(d->xs, c->saved_store, c->saved_store_len, e))
+        return -1;
+    if (!c->saved_store)
+        xenstore_ring_init(c->store_ring);
     if (grant_table_init(&d->gt, c->gm, c->grant_first_mfn, c->grant_nr_frames))
         return fail(e, "cannot set up the grant table");
     d->env = (struct backend_env){
@@ -253,6 +258,11 @@ static int wake_for_ask(struct devices *d)
     uint64_t one = 1;
 
     return write(d->ask_fd, &one, sizeof(one)) == sizeof(one) ? 0 : -1;
+}
+
+void devices_wake(struct devices *d)
+{
+    wake_for_ask(d);
 }
 
 int devices_ask_poweroff(struct devices *d)

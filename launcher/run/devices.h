@@ -19,6 +19,7 @@
 #include "../vm/confined_thread.h"
 #include "../disk/disk.h"
 #include "../base/error.h"
+#include "../base/hold.h"
 #include "../xenbus/grant.h"
 #include "../vm/guest_memory.h"
 #include "../vm/kvm.h"
@@ -44,6 +45,13 @@ struct devices_config {
     uint64_t memory_kib;
     volatile uint8_t *vcpu_immediate_exit;   /* to stop the guest */
     bool sandbox;
+    /* `perch save` holds the thread still between two passes; the asker
+     * wakes it with devices_wake (NULL: never). */
+    struct hold *hold;
+    /* A saved guest's xenstore (xenstore_save's bytes): the store and its
+     * ring go on from there (`perch restore`). NULL: a new guest's. */
+    const uint8_t *saved_store;
+    size_t saved_store_len;
 };
 
 struct devices {
@@ -78,6 +86,9 @@ int devices_ask_poweroff(struct devices *d);
  * it): any thread may call it. 0, or -1 when the device thread is not
  * running. */
 int devices_ask_memory(struct devices *d, uint64_t mib);
+
+/* Wake the thread to look at what it was asked (a hold). */
+void devices_wake(struct devices *d);
 
 /* Stop the thread, finish the disks' I/O, give everything back (the link
  * stays the caller's to close). */

@@ -9,7 +9,7 @@
  *      others wait for the guest to bring them up);
  *   5. run until the guest ends, one thread per vCPU, then report.
  */
-#include "launch.h"
+#include "launch_state.h"
 #include "../control/control_server.h"
 
 #include <pthread.h>
@@ -45,36 +45,6 @@
 #include "../boot/linux_cmdline.h"
 #include "../base/terminal.h"
 
-struct launch {
-    struct file_data kernel, initrd;
-    struct pv_image image;
-    struct guest_memory gm;
-    struct hole hole;
-    struct perch_cpu cpu;         /* what the Host is told of the CPU */
-    struct domain_layout layout;
-    struct kvm_vm vm;
-    int doorbell_fd;          /* the console thread's */
-    int device_doorbell_fd;   /* the device thread's (lines.h) */
-    struct disk disks[MAX_DISKS];  /* --disk, opened before the VM */
-    unsigned nr_disks;
-    struct net_link *link;        /* --net's, opened before the VM; NULL: none */
-    struct devices *devices;      /* xenstore and the back ends (always, once started) */
-    struct default_guest guest;   /* perch's cache, when used */
-    const struct launch_io *io;   /* NULL: a person at the console */
-    struct run_stats *stats;      /* the running guest's exit counts */
-    /* The kernel's symbols, read once by symbols_reader while the guest
-     * boots (for insn_patch, the crash line, --stats and gdb's monitor);
-     * use them only after wait_for_symbols(). */
-    const char *kernel_path;
-    struct kernel_symbols syms;
-    bool syms_named;              /* symbols were found */
-    bool reading_symbols;         /* symbols_reader is still to be joined */
-    pthread_t symbols_reader;
-    struct gdb gdb;               /* --gdb's server, listening before the VM */
-    bool has_gdb;
-    unsigned nr_cpus;             /* --cpus */
-    const char *name;             /* --name, for the control socket */
-};
 
 /* With no KERNEL: Debian's cloud kernel from perch's cache (fetched once). */
 static int choose_kernel(struct launch *l, const struct options *o,
@@ -195,7 +165,7 @@ bad_kernel:
 /* The guest's memory is anonymous and reserved lazily (MAP_NORESERVE), but
  * a guest given more than the host has would be killed when it used it:
  * refused here, naming the host's figure. */
-static int check_host_memory(uint64_t mib, struct error *e)
+int check_host_memory(uint64_t mib, struct error *e)
 {
     struct sysinfo si;
     uint64_t host_mib;
@@ -375,6 +345,28 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     return 0;
 }
 
+/* What `perch save` writes of this launch, and whether it can: the block
+ * and network back ends' state, and gdb's, are not saved yet. */
+static void prepare_save(struct launch *l, const struct options *o)
+{
+    struct vm_images images;
+
+    vm_images_get(&images);
+    l->save.config = (struct snapshot_config){
+        .nr_pages = l->gm.nr_pages, .private_frames = l->gm.guest_mfn_base,
+        .nr_cpus = l->nr_cpus,
+        .cpl3_events = !(o->optimizations_off & PERCH_OPT_CPL3_EVENTS),
+        .tsc_khz = kvm_tsc_khz(&l->vm), .images_crc = vm_images_crc(&images),
+        .console_pfn = l->layout.console_pfn, .store_pfn = l->layout.store_pfn,
+    };
+    if (l->nr_disks)
+        l->save.cannot = "perch save cannot save a guest with disks (--disk) yet";
+    else if (l->link)
+        l->save.cannot = "perch save cannot save a guest with a network card (--net) yet";
+    else if (l->has_gdb)
+        l->save.cannot = "perch save cannot save a guest under --gdb";
+}
+
 /* The console back end's way to tell the guest there is input. */
 static void notify_console(void *arg)
 {
@@ -421,6 +413,8 @@ static int start_console(struct launch *l, struct console *c, bool sandbox,
         .notify_arg = l,
         .vcpu_immediate_exit = &l->vm.vcpus[0].run->immediate_exit,
         .sandbox = sandbox,
+        .hold = &l->save.hold,
+        .resume = l->restored,
     };
 
     if (l->io)
@@ -461,6 +455,9 @@ static int start_devices(struct launch *l, bool sandbox, struct error *e)
         .memory_kib = l->gm.nr_pages * (PAGE_SIZE / 1024),
         .vcpu_immediate_exit = &l->vm.vcpus[0].run->immediate_exit,
         .sandbox = sandbox,
+        .hold = &l->save.hold,
+        .saved_store = l->restored ? l->snap.xenstore : NULL,
+        .saved_store_len = l->snap.xenstore_len,
     };
 
     l->devices = calloc(1, sizeof(*l->devices));
@@ -507,6 +504,25 @@ static int ask_memory(void *devices, uint64_t mib)
     return devices_ask_memory(devices, mib);
 }
 
+/* `perch save` through the control socket: into the client's open file. */
+static int ask_save(void *launch, int fd, bool leave_running, struct error *e)
+{
+    struct launch *l = launch;
+    int own = dup(fd);
+    FILE *f = own >= 0 ? fdopen(own, "w") : NULL;
+    int rc;
+
+    if (!f) {
+        if (own >= 0)
+            close(own);
+        return fail(e, "cannot write the snapshot: out of file descriptors");
+    }
+    rc = save_guest(&l->save, f, leave_running, e);
+    if (fclose(f) && !rc)
+        rc = fail(e, "cannot write the snapshot: %s", strerror(errno));
+    return rc;
+}
+
 /* The control socket (control_server.h), once the device thread can ask
  * the guest to power off. Only a --name the user chose must be had: without
  * one, a socket perch cannot make costs a note, not the run. */
@@ -517,6 +533,7 @@ static int start_control(struct run_phase *p)
         .name = l->name, .vcpus = l->nr_cpus, .mem_mib = l->gm.nr_pages >> (20 - PAGE_SHIFT),
         .disks = l->disks, .nr_disks = l->nr_disks,
         .ask_poweroff = ask_poweroff, .ask_memory = ask_memory, .arg = l->devices,
+        .save = ask_save, .save_arg = l,
     };
     struct error e;
 
@@ -529,6 +546,22 @@ static int start_control(struct run_phase *p)
     }
     fprintf(stderr, "perch: note: %s: perch list will not show this guest\n", e.msg);
     return 0;
+}
+
+/* Every vCPU's thread runs: `perch save` may kick them now. */
+static void save_ready(struct run_phase *p)
+{
+    struct save_source *s = &p->l->save;
+
+    s->vm = &p->l->vm;
+    s->gm = &p->l->gm;
+    s->hole = &p->l->hole;
+    s->devices = p->l->devices;
+    s->console_doorbell_fd = p->l->doorbell_fd;
+    s->threads[0] = pthread_self();
+    for (unsigned i = 1; i < p->l->nr_cpus; i++)
+        s->threads[i] = p->others->cpu[i].thread;
+    atomic_store(&s->ready, true);
 }
 
 static int run_guest(struct run_phase *p)
@@ -546,15 +579,17 @@ static int run_guest(struct run_phase *p)
     }
     p->run.devices = p->l->devices;
     p->run.gdb = p->l->has_gdb ? &p->l->gdb : NULL;
+    p->run.hold = &p->l->save.hold;
     /* The others' threads start before this one's sandbox, which forbids
      * new threads; each enters its own. */
     if (secondary_vcpus_start(p->others, &p->run, p->l->nr_cpus, p->sandbox, &p->e))
         status = STATUS_ERROR;
-    else if (p->sandbox && sandbox_enter(0, &p->e))
-        status = secondary_vcpus_finish(p->others, &p->run, STATUS_ERROR, &p->e);
-    else
-        status = secondary_vcpus_finish(p->others, &p->run, guest_run(&p->run, &p->e),
-                                        &p->e);
+    else {
+        save_ready(p);
+        status = p->sandbox && sandbox_enter(0, &p->e) ? STATUS_ERROR
+                                                       : guest_run(&p->run, &p->e);
+        status = secondary_vcpus_finish(p->others, &p->run, status, &p->e);
+    }
     control_server_stop(&p->control);
     status = stop_devices(p->l, status, &p->e);
     /* A ring the guest corrupted on its way out still breaks the rules. */
@@ -644,6 +679,7 @@ static void release(struct launch *l)
     guest_memory_release(&l->gm);
     file_release(&l->initrd);
     file_release(&l->kernel);
+    snapshot_release(&l->snap);
 }
 
 int launch(const struct options *o, struct error *e)
@@ -668,6 +704,7 @@ int launch_with(const struct options *o, const struct launch_io *io,
     l.nr_cpus = o->cpus ? o->cpus : 1;
     l.name = o->name;
     kvm_vm_init(&l.vm);
+    hold_init(&l.save.hold);
     sigaction(SIGPIPE, NULL, &old_pipe);   /* restored at the end */
     /* gdb's server knows one vCPU's registers and stops one vCPU. */
     if (o->gdb_port && l.nr_cpus > 1) {
@@ -688,11 +725,20 @@ int launch_with(const struct options *o, const struct launch_io *io,
             goto out;
         }
     }
-    if (choose_kernel(&l, o, &chosen, e) || load_files(&l, &chosen, e) ||
-        build_memory(&l, &chosen, e) || start_vm(&l, &chosen, e))
-        goto out;
-    prepare_direct_calls(&l, &chosen);
-    prepare_gdb(&l);
+    if (o->restore) {
+        chosen = *o;
+        status = restore_vm(&l, o, e);
+        if (status)
+            goto out;
+        status = STATUS_ERROR;
+    } else {
+        if (choose_kernel(&l, o, &chosen, e) || load_files(&l, &chosen, e) ||
+            build_memory(&l, &chosen, e) || start_vm(&l, &chosen, e))
+            goto out;
+        prepare_save(&l, &chosen);
+        prepare_direct_calls(&l, &chosen);
+        prepare_gdb(&l);
+    }
     /* A closed stdout must be a write error that ends the run with a
      * message (console.h), not a silent death by SIGPIPE. */
     sigaction(SIGPIPE, &ignore, NULL);
@@ -707,6 +753,8 @@ int launch_with(const struct options *o, const struct launch_io *io,
     stopped = status;
     terminal_restore();
     status = exit_status(&p.console, status);
+    if (atomic_load(&l.save.ended))
+        fprintf(stderr, "perch: the guest was saved (perch save); this run ends here\n");
     if (o->stats)
         stats_print(stderr, l.hole.shared, &p.run.stats, &l.vm);
     say_with_symbols(&l, &chosen, &p.run.where, stopped, e);

@@ -303,6 +303,24 @@ static int handle_exit(struct guest_run *r, struct error *e)
     return vcpu_stopped(r);
 }
 
+/*
+ * A KVM_RUN that a kick ended has finished what KVM owed the last exit, so
+ * the registers are the guest's whole state: the place to hold still for
+ * `perch save` (base/hold.h). The kick's immediate_exit is taken back
+ * after; a stop asked meanwhile is still seen, by run_must_end. -1 to go
+ * on, or STATUS_POWEROFF when the saved guest ends here.
+ */
+static int held(struct guest_run *r)
+{
+    bool end;
+
+    if (!hold_asked(r->hold))
+        return -1;
+    end = hold_here(r->hold);
+    __atomic_store_n(&r->vcpu->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
+    return end ? STATUS_POWEROFF : -1;
+}
+
 static int run_loop(struct guest_run *r, struct error *e)
 {
     for (;;) {
@@ -317,7 +335,9 @@ static int run_loop(struct guest_run *r, struct error *e)
             return STATUS_ERROR;
         if (rc > 0) {
             r->stats.exits[EXIT_SIGNAL]++;
-            status = run_must_end(r, e);
+            status = held(r);
+            if (status == -1)
+                status = run_must_end(r, e);
             if (status != -1)
                 return status;
             continue;

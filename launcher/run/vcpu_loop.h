@@ -15,6 +15,7 @@
 #include "devices.h"
 #include "../gdb/gdb.h"
 #include "../base/error.h"
+#include "../base/hold.h"
 #include "../vm/hole.h"
 #include "../vm/kvm.h"
 
@@ -64,6 +65,7 @@ struct guest_run {
     struct console *console;
     struct devices *devices;   /* NULL: none */
     struct gdb *gdb;           /* --gdb's server; NULL: none */
+    struct hold *hold;         /* `perch save` holds the guest still; NULL: never */
     struct run_stats stats;
     struct guest_where where;  /* where it stopped, for the crash line */
 };

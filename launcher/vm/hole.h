@@ -63,4 +63,8 @@ int hole_install(struct guest_memory *gm, const struct hole *hole,
 /* The embedded images (launcher/boot/embedded_images.S). */
 void vm_images_get(struct vm_images *images);
 
+/* Their CRC-32: a snapshot runs only on the build of the Host it was made
+ * with, whose layout its memory holds. */
+uint32_t vm_images_crc(const struct vm_images *images);
+
 #endif

@@ -11,20 +11,7 @@
 #include <unistd.h>
 
 #include "../../abi/layout.h"
-
-#define MSR_EFER          0xc0000080
-#define MSR_STAR          0xc0000081
-#define MSR_LSTAR         0xc0000082
-#define MSR_CSTAR         0xc0000083
-#define MSR_SYSCALL_MASK  0xc0000084
-#define MSR_FS_BASE       0xc0000100
-#define MSR_GS_BASE       0xc0000101
-#define MSR_KERNEL_GS_BASE 0xc0000102
-#define MSR_TSC_AUX       0xc0000103
-#define MSR_APIC_BASE     0x1b
-#define APIC_BASE_BSP     (1u << 8)
-#define APIC_BASE_ENABLE  (1u << 11)
-
+#include "x86_msrs.h"
 
 static int open_kvm(struct kvm_vm *vm, struct error *e)
 {
@@ -270,8 +257,6 @@ static int set_sregs(struct kvm_vcpu *vm, const struct vcpu_boot *b,
  * turns it into Xen's runnable time). A KVM without it leaves the area
  * zero: no steal, nothing else lost.
  */
-#define MSR_KVM_STEAL_TIME 0x4b564d03
-#define KVM_MSR_ENABLED    1
 
 static void set_steal_time(struct kvm_vcpu *vm, uint64_t gpa)
 {
@@ -297,8 +282,7 @@ static int set_msrs(struct kvm_vcpu *vm, const struct vcpu_boot *b,
         struct kvm_msr_entry entries[9];
     } m = { .head.nmsrs = 9 };
     const struct kvm_msr_entry values[9] = {
-        { .index = MSR_STAR,
-          .data = ((uint64_t)(FLAT_RING3_CS32) << 48) | (0xe008ull << 32) },
+        { .index = MSR_STAR, .data = PERCH_STAR },
         { .index = MSR_LSTAR, .data = b->lstar },
         { .index = MSR_CSTAR, .data = 0 },
         { .index = MSR_SYSCALL_MASK, .data = 0 },
@@ -384,6 +368,11 @@ int kvm_signal_msi(struct kvm_vm *vm, uint8_t vector)
     };
 
     return ioctl(vm->vm_fd, KVM_SIGNAL_MSI, &msi) < 0 ? -1 : 0;
+}
+
+int kvm_vcpu_set_tsc_khz(struct kvm_vcpu *vcpu, uint32_t khz)
+{
+    return ioctl(vcpu->fd, KVM_SET_TSC_KHZ, (unsigned long)khz) < 0 ? -1 : 0;
 }
 
 uint32_t kvm_tsc_khz(struct kvm_vm *vm)

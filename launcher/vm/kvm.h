@@ -73,6 +73,10 @@ int kvm_vcpu_run(struct kvm_vcpu *vcpu, struct error *e);
  * in-kernel irqchip; safe from any thread). 0, or -1 if KVM refused it. */
 int kvm_signal_msi(struct kvm_vm *vm, uint8_t vector);
 
+/* Make the vCPU's TSC tick at khz (KVM scales it where the CPU can). 0,
+ * or -1. */
+int kvm_vcpu_set_tsc_khz(struct kvm_vcpu *vcpu, uint32_t khz);
+
 /* The vCPUs' TSC rate in kHz (0 if KVM does not say). */
 uint32_t kvm_tsc_khz(struct kvm_vm *vm);
 
