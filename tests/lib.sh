@@ -58,6 +58,24 @@ guest_run() {
     status=$?
 }
 
+# guest_start NAME ARGS...: `perch run ARGS` in the background (its
+# command must end by itself), its pid in $pid_NAME, $TMP/NAME.{out,err}.
+guest_start() {
+    local name=$1
+    shift
+    "$PERCH" run "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null &
+    eval "pid_$name=$!"
+}
+
+# wait_line FILE REGEX [SECONDS]: until a line of FILE matches (default 90 s).
+wait_line() {
+    for _ in $(seq 1 $((${3:-90} * 2))); do
+        grep -aEq -- "$2" "$1" && return 0
+        sleep 0.5
+    done
+    return 1
+}
+
 # guest_lines GUEST NAME: the test guest's PASS/FAIL lines of run NAME,
 # renamed NAME/... (stdout may hold binary).
 guest_lines() {

@@ -35,14 +35,6 @@ dd if=/dev/zero of=/fill/f bs=1M count='"$FILL"' 2>/dev/null && echo "refilled" 
 '
 
 rss_mib() { awk '/^VmRSS:/ { print int($2 / 1024) }' "/proc/$1/status"; }
-# wait_line FILE REGEX: until the guest printed it (up to 90 s).
-wait_line() {
-    for _ in $(seq 1 180); do
-        grep -q "$2" "$1" && return 0
-        sleep 0.5
-    done
-    return 1
-}
 
 "$PERCH" run --name bal -m "$MEM" --stats -- /bin/sh -c "$GUEST_SCRIPT" \
     >"$TMP/bal.out" 2>"$TMP/bal.err" </dev/null &

@@ -9,14 +9,6 @@ export XDG_RUNTIME_DIR=$TMP/runtime
 mkdir -m 0700 "$XDG_RUNTIME_DIR"
 truncate -s 16M "$TMP/d.img"
 
-# start NAME ARGS...: a guest in the background (its command ends within
-# 60 s whatever happens), perch's own pid in $pid_NAME.
-start() {
-    local name=$1
-    shift
-    "$PERCH" run "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null &
-    eval "pid_$name=$!"
-}
 # wait_listed NAME: until perch list shows NAME (up to 20 s).
 wait_listed() {
     for _ in $(seq 1 40); do
@@ -30,8 +22,8 @@ perch_run list_none list
 expect_status list_none 0
 expect_line list_none out '^PID +NAME +VCPUS +MEMORY +UPTIME +DISKS$'
 
-start a --name ctl-a --cpus 2 -m 512M --disk "$TMP/d.img" -- sleep 60
-start b --name ctl-b -- sleep 60
+guest_start a --name ctl-a --cpus 2 -m 512M --disk "$TMP/d.img" -- sleep 60
+guest_start b --name ctl-b -- sleep 60
 if wait_listed ctl-a && wait_listed ctl-b; then pass control/listed; else fail control/listed "$(cat "$TMP"/a.err)"; fi
 perch_run list_two list
 expect_line list_two out "^$pid_a +ctl-a +2 +512 MiB +[0-9]+ s  $TMP/d.img\$"
@@ -46,7 +38,7 @@ expect_line name_taken err 'a running guest has that name already'
 
 # A request that is not one; then the guests powered off, by name and by pid.
 reply=$(python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"reboot now\n"); print(s.recv(200).decode().strip())' "$XDG_RUNTIME_DIR/perch/$pid_a.sock")
-if [ "$reply" = "error no such request (info, shutdown, mem-set)" ]; then pass control/bad_request; else fail control/bad_request "got '$reply'"; fi
+if [ "$reply" = "error no such request (info, shutdown, mem-set, save)" ]; then pass control/bad_request; else fail control/bad_request "got '$reply'"; fi
 perch_run shutdown_a shutdown ctl-a
 expect_status shutdown_a 0
 perch_run shutdown_b shutdown "$pid_b"
@@ -58,7 +50,7 @@ for g in a b; do
 done
 
 # --wait returns once the guest's perch has ended.
-start w --name ctl-w -- sleep 60
+guest_start w --name ctl-w -- sleep 60
 wait_listed ctl-w
 perch_run shutdown_wait shutdown --wait ctl-w
 expect_status shutdown_wait 0
@@ -68,7 +60,7 @@ expect_status_of() { if [ "$2" -eq "$3" ]; then pass "$1"; else fail "$1" "statu
 expect_status_of control/w/powered_off $? 0
 
 # A killed perch leaves its socket; the next list sweeps it away.
-start c --name ctl-c -- sleep 60
+guest_start c --name ctl-c -- sleep 60
 wait_listed ctl-c
 kill -9 "$pid_c"
 wait "$pid_c" 2>/dev/null

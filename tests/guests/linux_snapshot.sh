@@ -1,0 +1,172 @@
+# perch save and perch restore (launcher/run/save.c, restore.c): a guest
+# saved mid-way through its work and restored finishes it, every line once
+# and in order, with its command's status; the same with --cpus 2, after a
+# --leave-running checkpoint (both go on), and twice from one file at once.
+# Its clock goes on from the save without a jump. What perch cannot save
+# yet is refused and the guest runs on; damaged, foreign or hostile files
+# are refused with one line and status 2, before any vCPU runs.
+. tests/lib.sh
+
+export XDG_RUNTIME_DIR=$TMP/runtime
+mkdir -m 0700 "$XDG_RUNTIME_DIR"
+
+COUNT='i=0; while [ $i -lt 40 ]; do echo "line $i"; i=$((i+1)); sleep 0.1; done; exit 7'
+
+# restore NAME ARGS...: perch restore under a time limit, as perch_run.
+restore() {
+    local name=$1
+    shift
+    (timeout -k 10 60 "$PERCH" restore "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" \
+        </dev/null; exit $?) 2>/dev/null
+    status=$?
+    return $status
+}
+# lines_once_in_order CHECK FILES...: "line 0" .. "line 39" each once, in
+# order, across the files' guest output.
+lines_once_in_order() {
+    local check=$1 got
+    shift
+    got=$(cd "$TMP" && cat "$@" | tr -d '\r' | grep -aE '^line [0-9]+$' | tr '\n' ' ')
+    if [ "$got" = "$(seq 0 39 | sed 's/^/line /' | tr '\n' ' ')" ]; then
+        pass "$check"
+    else
+        fail "$check" "got: $got"
+    fi
+}
+# saved CHECK NAME FILE [--leave-running] ARGS...: start a counting guest
+# with ARGS, save it once it is a few lines in.
+saved() {
+    local check=$1 name=$2 file=$3 how=""
+    shift 3
+    if [ "$1" = --leave-running ]; then how=$1; shift; fi
+    guest_start "$name" --name "$name" "$@" -- sh -c "$COUNT"
+    if ! wait_line "$TMP/$name.out" '^line 5' 30; then
+        fail "$check" "the guest never counted: $(tail -c 300 "$TMP/$name.err")"
+        return 1
+    fi
+    perch_run "$name-save" save $how "$name" "$file"
+    expect_status "$check/saved" 0
+    expect_line "$name-save" out "saved to $file"
+}
+
+# Saved mid-way, the run ends (status 0); the restore finishes the work.
+if saved snapshot/one sv_one "$TMP/one.snap"; then
+    wait "$pid_sv_one"; st=$?
+    if [ "$st" -eq 0 ] && grep -q 'the guest was saved' "$TMP/sv_one.err"; then
+        pass snapshot/one/run_ends
+    else
+        fail snapshot/one/run_ends "status $st: $(tail -c 300 "$TMP/sv_one.err")"
+    fi
+    restore one_back "$TMP/one.snap"
+    expect_status one_back 7
+    lines_once_in_order snapshot/one/lines sv_one.out one_back.out
+    size=$(stat -c %s "$TMP/one.snap")
+    # A 256 MiB guest: the file holds the memory in use, not all of it.
+    if [ "$size" -lt $((64 << 20)) ]; then pass snapshot/one/small; else fail snapshot/one/small "$size bytes"; fi
+fi
+
+# Two vCPUs.
+if saved snapshot/two sv_two "$TMP/two.snap" --cpus 2; then
+    wait "$pid_sv_two"
+    restore two_back "$TMP/two.snap"
+    expect_status two_back 7
+    lines_once_in_order snapshot/two/lines sv_two.out two_back.out
+fi
+
+# A checkpoint: the guest goes on, and so does its copy, each to the end;
+# the copy twice at once (no disk: nothing of theirs is shared).
+if saved snapshot/checkpoint sv_cp "$TMP/cp.snap" --leave-running; then
+    wait "$pid_sv_cp"; st=$?
+    if [ "$st" -eq 7 ]; then pass snapshot/checkpoint/runs_on; else fail snapshot/checkpoint/runs_on "status $st"; fi
+    lines_once_in_order snapshot/checkpoint/original sv_cp.out
+    restore cp_a --name cp-a "$TMP/cp.snap" & pa=$!
+    restore cp_b --name cp-b "$TMP/cp.snap"
+    stb=$status
+    wait "$pa"; sta=$?
+    for x in a:$sta b:$stb; do
+        if [ "${x#*:}" -eq 7 ] && grep -aq '^line 39' "$TMP/cp_${x%%:*}.out"; then
+            pass "snapshot/checkpoint/copy_${x%%:*}"
+        else
+            fail "snapshot/checkpoint/copy_${x%%:*}" "status ${x#*:}: $(tail -c 200 "$TMP/cp_${x%%:*}.err")"
+        fi
+    done
+fi
+
+# The clock goes on from the save: the guest's uptime moves on by about
+# its loop's step across the restore, not by the seconds it lay saved.
+guest_start clock --name sv_clock -- sh -c 'i=0; while [ $i -lt 30 ]; do cut -d" " -f1 /proc/uptime; i=$((i+1)); sleep 0.3; done'
+if wait_line "$TMP/clock.out" '^[0-9]+\.[0-9]+'; then
+    sleep 1
+    perch_run clock-save save sv_clock "$TMP/clock.snap"
+    wait "$pid_clock"
+    sleep 3
+    restore clock_back "$TMP/clock.snap"
+    before=$(tr -d '\r' <"$TMP/clock.out" | grep -aE '^[0-9]+\.[0-9]+$' | tail -1)
+    after=$(tr -d '\r' <"$TMP/clock_back.out" | grep -aE '^[0-9]+\.[0-9]+$' | head -1)
+    if awk -v a="$before" -v b="$after" 'BEGIN { exit !(b > a && b - a < 1.5) }'; then
+        pass snapshot/clock_goes_on
+    else
+        fail snapshot/clock_goes_on "uptime $before before the save, $after after the restore"
+    fi
+else
+    fail snapshot/clock_goes_on "no uptime: $(tail -c 300 "$TMP/clock.err")"
+fi
+
+# Refused, and the guest runs on: a disk (not saved yet), a file that
+# cannot be written.
+truncate -s 16M "$TMP/d.img"
+guest_start disk --name sv_disk --disk "$TMP/d.img" -- sh -c "$COUNT"
+wait_line "$TMP/disk.out" '^line 3'
+perch_run disk-save save sv_disk "$TMP/disk.snap"
+expect_status disk-save 1
+expect_one_line_error disk-save
+expect_line disk-save err 'cannot save a guest with disks'
+if [ ! -e "$TMP/disk.snap" ]; then pass snapshot/refused_file_gone; else fail snapshot/refused_file_gone "left"; fi
+perch_run nowrite-save save sv_disk /proc/no/such/file
+expect_status nowrite-save 1
+expect_one_line_error nowrite-save
+wait "$pid_disk"; st=$?
+if [ "$st" -eq 7 ] && grep -aq '^line 39' "$TMP/disk.out"; then pass snapshot/refused_runs_on; else fail snapshot/refused_runs_on "status $st"; fi
+
+# The control socket: a save with no file passed is answered, not done.
+guest_start bare --name sv_bare -- sleep 30
+for _ in $(seq 1 40); do [ -S "$XDG_RUNTIME_DIR/perch/$pid_bare.sock" ] && break; sleep 0.25; done
+reply=$(python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"save\n"); print(s.recv(200).decode().strip())' "$XDG_RUNTIME_DIR/perch/$pid_bare.sock")
+if [ "$reply" = "error save needs the file, passed with the request" ]; then pass snapshot/no_file_passed; else fail snapshot/no_file_passed "got '$reply'"; fi
+"$PERCH" shutdown sv_bare >/dev/null 2>&1
+wait "$pid_bare"
+
+# Damaged, foreign and hostile files: one line, status 2.
+if [ -s "$TMP/one.snap" ]; then
+    head -c 300000 "$TMP/one.snap" >"$TMP/trunc.snap"
+    cp "$TMP/one.snap" "$TMP/flip.snap"
+    printf '\x5a' | dd of="$TMP/flip.snap" bs=1 seek=200000 conv=notrunc 2>/dev/null
+    cp "$TMP/one.snap" "$TMP/ver.snap"
+    printf '\x09' | dd of="$TMP/ver.snap" bs=1 seek=8 conv=notrunc 2>/dev/null
+    # The first vCPU's cr0 (byte 368 of struct kvm_vcpu_state: 144 bytes
+    # of regs, then sregs' eight 24-byte segments and two 16-byte tables),
+    # with its section's CRC made right again: a value no perch vCPU holds.
+    python3 - "$TMP/one.snap" "$TMP/cr0.snap" <<'PY'
+import struct, sys, zlib
+d = bytearray(open(sys.argv[1], 'rb').read())
+at = 24
+kind, crc, n = struct.unpack_from('<IIQ', d, at)
+at += 16 + n                                   # past the configuration
+kind, crc, n = struct.unpack_from('<IIQ', d, at)
+body = at + 16
+cr0 = body + 368
+struct.pack_into('<Q', d, cr0, 0x11)
+struct.pack_into('<I', d, at + 4, zlib.crc32(bytes(d[body:body + n])))
+open(sys.argv[2], 'wb').write(d)
+PY
+    echo 'not a snapshot' >"$TMP/junk.snap"
+    for bad in trunc flip ver cr0 junk; do
+        restore "bad_$bad" "$TMP/$bad.snap"
+        expect_status "bad_$bad" 2
+        expect_one_line_error "bad_$bad"
+    done
+    expect_line bad_trunc err 'truncated'
+    expect_line bad_flip err 'damaged'
+    expect_line bad_ver err 'format version 9'
+    expect_line bad_cr0 err 'vCPU 0: control registers'
+fi
