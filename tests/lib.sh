@@ -70,7 +70,7 @@ guest_start() {
 # wait_line FILE REGEX [SECONDS]: until a line of FILE matches (default 90 s).
 wait_line() {
     for _ in $(seq 1 $((${3:-90} * 2))); do
-        grep -aEq -- "$2" "$1" && return 0
+        grep -aEq -- "$2" "$1" 2>/dev/null && return 0
         sleep 0.5
     done
     return 1

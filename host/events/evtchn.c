@@ -217,6 +217,10 @@ int evtchn_connect_backend(unsigned port, unsigned line)
     if (port == 0 || port >= EVTCHN_2L_NR_CHANNELS || line >= PERCH_LINES)
         return -XEN_EINVAL;
     p = &evtchn_state.port[port];
+    /* A restored Launcher connects its lines again (perch restore): the
+     * Host, restored with the guest, has them already. */
+    if (p->state == EVTCHN_BACKEND && p->line == line)
+        return 0;
     if (p->state != EVTCHN_UNBOUND)
         return -XEN_EINVAL;
     p->line = line;

@@ -70,6 +70,10 @@ long blkif_complete(struct blkif *b);
 /* Requests started and not yet answered. */
 unsigned blkif_in_flight(const struct blkif *b);
 
+/* Every request in flight finished and answered, its response published
+ * (a hold for `perch save`: no request is half served). */
+void blkif_settle(struct blkif *b);
+
 /* Why the last refused request was refused (a fixed string), or NULL. */
 const char *blkif_last_refusal(const struct blkif *b);
 

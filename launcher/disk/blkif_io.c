@@ -391,6 +391,12 @@ static void drain(struct blkif *b)
         b->eng->spoiled = true;
 }
 
+void blkif_settle(struct blkif *b)
+{
+    drain(b);
+    notify_if_due(b);
+}
+
 void blkif_close(struct blkif *b)
 {
     if (!b)

@@ -94,7 +94,9 @@ static int start_blkif(void *arg, struct error *e)
 
     memcpy(cfg.ring_pages, v->xb.ring_pages, sizeof(cfg.ring_pages));
     v->blkif = blkif_open(&cfg, &v->engine, e);
-    return v->blkif ? 0 : -1;
+    /* A ring that was served before (a restored guest's) may hold
+     * requests already, whose notification came before this start. */
+    return v->blkif && blkif_kick(v->blkif, e) >= 0 ? 0 : -1;
 }
 
 static void stop_blkif(void *arg)
@@ -130,6 +132,12 @@ void vbd_complete(struct vbd *v)
 {
     if (v->blkif)
         blkif_complete(v->blkif);
+}
+
+void vbd_settle(struct vbd *v)
+{
+    if (v->blkif)
+        blkif_settle(v->blkif);
 }
 
 void vbd_close(struct vbd *v)

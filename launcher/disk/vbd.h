@@ -41,6 +41,9 @@ int vbd_notified(struct vbd *v, struct error *e);
 int vbd_completion_fd(const struct vbd *v);
 void vbd_complete(struct vbd *v);
 
+/* Its requests in flight finished and answered (base/hold.h). */
+void vbd_settle(struct vbd *v);
+
 /* The end of the run: I/O in flight finished, grants given back, the
  * engine closed. */
 void vbd_close(struct vbd *v);

@@ -148,6 +148,13 @@ static bool work_waiting(struct devices *d)
     return __atomic_load_n(&d->cfg.shared->lines.notified, __ATOMIC_SEQ_CST) != 0;
 }
 
+/* Before a hold: no disk request half served. */
+static void settle_disks(struct devices *d)
+{
+    for (unsigned i = 0; i < d->cfg.nr_disks; i++)
+        vbd_settle(&d->vbds[i]);
+}
+
 static void device_thread(void *arg)
 {
     struct devices *d = arg;
@@ -159,6 +166,8 @@ static void device_thread(void *arg)
     for (;;) {
         nfds_t nfds = fill(d, &w);
 
+        if (hold_asked(d->cfg.hold))
+            settle_disks(d);
         hold_here(d->cfg.hold);
         if (poll(w.fds, nfds, work_waiting(d) ? 0 : w.timeout_ms) < 0) {
             if (errno == EINTR)
@@ -184,8 +193,6 @@ static int set_up(struct devices *d, struct error *e)
     err = xenstore_init(d->xs, &guest);
     if (err)
         return fail(e, "cannot set up xenstore: %s", xenstore_error_name(err));
-    if (c->saved_store && xenstore_load(d->xs, c->saved_store, c->saved_store_len, e))
-        return -1;
     if (!c->saved_store)
         xenstore_ring_init(c->store_ring);
     if (grant_table_init(&d->gt, c->gm, c->grant_first_mfn, c->grant_nr_frames))
@@ -199,6 +206,10 @@ static int set_up(struct devices *d, struct error *e)
             return -1;
     if (c->link && vif_init(&d->vif, &d->env, PERCH_LINE_FIRST_DEVICE + c->nr_disks,
                             c->link, e))
+        return -1;
+    /* A saved guest's store replaces the one the devices just wrote;
+     * their watches look at it first (the front ends connected already). */
+    if (c->saved_store && xenstore_load(d->xs, c->saved_store, c->saved_store_len, e))
         return -1;
     d->stop_fd = eventfd(0, EFD_CLOEXEC);
     d->ask_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

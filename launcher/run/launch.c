@@ -359,9 +359,9 @@ static void prepare_save(struct launch *l, const struct options *o)
         .tsc_khz = kvm_tsc_khz(&l->vm), .images_crc = vm_images_crc(&images),
         .console_pfn = l->layout.console_pfn, .store_pfn = l->layout.store_pfn,
     };
-    if (l->nr_disks)
-        l->save.cannot = "perch save cannot save a guest with disks (--disk) yet";
-    else if (l->link)
+    l->save.disks = l->disks;
+    l->save.nr_disks = l->nr_disks;
+    if (l->link)
         l->save.cannot = "perch save cannot save a guest with a network card (--net) yet";
     else if (l->has_gdb)
         l->save.cannot = "perch save cannot save a guest under --gdb";

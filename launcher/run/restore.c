@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "../cpu/cpu_profile.h"
 #include "../base/status.h"
@@ -59,6 +60,34 @@ static int read_snapshot(struct launch *l, const char *path, struct error *e)
     fclose(f);
     if (rc)
         return fail(e, "%s: %s", path, inner.msg);
+    return 0;
+}
+
+/* The disks at their saved paths, locked as for a run, and as they were
+ * when the save flushed them: a disk changed since would not match the
+ * guest's page cache. */
+static int open_disks(struct launch *l, struct error *e)
+{
+    struct disk_option opts[MAX_DISKS] = { { 0 } };
+    unsigned n = l->snap.config.nr_disks;
+
+    if (n > MAX_DISKS)
+        return fail(e, "the snapshot has %u disks; perch takes %u", n, MAX_DISKS);
+    for (unsigned i = 0; i < n; i++)
+        opts[i] = (struct disk_option){ l->snap.disks[i].path, l->snap.disks[i].readonly };
+    if (disks_open(opts, n, l->disks, e))
+        return -1;
+    l->nr_disks = n;
+    for (unsigned i = 0; i < n; i++) {
+        const struct snapshot_disk *saved = &l->snap.disks[i];
+        struct stat st;
+
+        if (fstat(l->disks[i].fd, &st) || (uint64_t)st.st_size != saved->bytes ||
+            (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec !=
+                saved->mtime_ns)
+            return fail(e, "%s changed since the save (its size or its time): the "
+                           "guest's view of it would not match", saved->path);
+    }
     return 0;
 }
 
@@ -117,7 +146,7 @@ int restore_vm(struct launch *l, const struct options *o, struct error *e)
     const struct snapshot_config *c = &l->snap.config;
     uint64_t tsc;
 
-    if (read_snapshot(l, o->restore, e) || check_cpu(l, e))
+    if (read_snapshot(l, o->restore, e) || check_cpu(l, e) || open_disks(l, e))
         return STATUS_USAGE;
     if (create_vm(l, e))
         return STATUS_ERROR;
@@ -132,5 +161,7 @@ int restore_vm(struct launch *l, const struct options *o, struct error *e)
     l->restored = true;
     l->save.config = *c;
     l->save.config.saved_at_ns = 0;
+    l->save.disks = l->disks;
+    l->save.nr_disks = l->nr_disks;
     return 0;
 }

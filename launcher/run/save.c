@@ -2,7 +2,10 @@
 #include "save.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +29,30 @@ static void wake_all(struct save_source *s)
     devices_wake(s->devices);
 }
 
+/* What a restore must find again: each disk flushed to its file, named
+ * by its absolute path, with its size and last change. */
+static int describe_disks(struct save_source *s, struct snapshot *snap, struct error *e)
+{
+    _Static_assert(MAX_DISKS <= SNAPSHOT_DISKS_MAX, "every disk fits a snapshot");
+    for (unsigned i = 0; i < s->nr_disks; i++) {
+        const struct disk *d = &s->disks[i];
+        struct snapshot_disk *out = &snap->disks[i];
+        char path[PATH_MAX];
+        struct stat st;
+
+        if ((!d->readonly && fdatasync(d->fd)) || fstat(d->fd, &st))
+            return fail(e, "cannot flush %s: %s", d->path, strerror(errno));
+        if (!realpath(d->path, path) || strlen(path) >= sizeof(out->path))
+            return fail(e, "cannot name %s for the snapshot", d->path);
+        strcpy(out->path, path);
+        out->bytes = (uint64_t)st.st_size;
+        out->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+        out->readonly = d->readonly;
+    }
+    snap->config.nr_disks = s->nr_disks;
+    return 0;
+}
+
 /* With every thread held: the vCPUs, xenstore and memory into f. */
 static int write_held(struct save_source *s, FILE *f, struct error *e)
 {
@@ -46,6 +73,8 @@ static int write_held(struct save_source *s, FILE *f, struct error *e)
         s->hole->shared, s->gm, s->hole->shared_info_mfn * PAGE_SIZE,
         kvm_vcpu_state_tsc(&snap.vcpus[0]), &native);
     snap.config.tsc_native = native;
+    if (describe_disks(s, &snap, e))
+        goto out;
     if (xenstore_save(s->devices->xs, &snap.xenstore, &snap.xenstore_len, e) ||
         snapshot_write(f, &snap, s->gm, e))
         goto out;

@@ -28,6 +28,8 @@ struct save_source {
     struct guest_memory *gm;
     struct hole *hole;
     struct devices *devices;
+    const struct disk *disks;         /* the guest's, flushed and named in the file */
+    unsigned nr_disks;
     int console_doorbell_fd;          /* wakes the console thread */
     struct snapshot_config config;    /* all but saved_at_ns, from the launch */
     const char *cannot;               /* why this guest cannot be saved; NULL: it can */

@@ -18,7 +18,9 @@ int snapshot_write(FILE *f, const struct snapshot *s, const struct guest_memory 
     uint64_t stored;
 
     if (snapshot_write_start(&w, f, e) ||
-        snapshot_write_section(&w, SNAPSHOT_CONFIG, &s->config, sizeof(s->config), e))
+        snapshot_write_section(&w, SNAPSHOT_CONFIG, &s->config, sizeof(s->config), e) ||
+        snapshot_write_section(&w, SNAPSHOT_DISKS, s->disks,
+                               s->config.nr_disks * sizeof(s->disks[0]), e))
         return -1;
     for (uint32_t i = 0; i < s->config.nr_cpus; i++)
         if (snapshot_write_section(&w, SNAPSHOT_VCPU, &s->vcpus[i], sizeof(s->vcpus[i]), e))
@@ -38,7 +40,10 @@ static int check_config(const struct snapshot_config *c, struct error *e)
         c->private_frames > SNAPSHOT_FRAMES_MAX - c->nr_pages)
         return fail(e, "the snapshot's memory (%" PRIu64 " + %" PRIu64 " frames) is more "
                     "than perch can give", c->nr_pages, c->private_frames);
-    if (c->cpl3_events > 1 || c->tsc_native > 1 || c->reserved || !c->tsc_khz)
+    if (c->nr_disks > SNAPSHOT_DISKS_MAX)
+        return fail(e, "the snapshot has %u disks (at most %u)", c->nr_disks,
+                    SNAPSHOT_DISKS_MAX);
+    if (c->cpl3_events > 1 || c->tsc_native > 1 || !c->tsc_khz)
         return fail(e, "the snapshot's configuration is damaged");
     if (c->console_pfn >= c->nr_pages || c->store_pfn >= c->nr_pages)
         return fail(e, "the snapshot's console or xenstore page lies outside the guest");
@@ -52,6 +57,26 @@ static int read_fixed(struct snapshot_reader *r, enum snapshot_kind kind, void *
 
     return snapshot_read_expected(r, kind, size, size, &s, e) ||
            snapshot_read_payload(r, &s, out, e) ? -1 : 0;
+}
+
+static int check_disk(const struct snapshot_disk *d, unsigned i, struct error *e)
+{
+    if (d->path[0] != '/' || !memchr(d->path, '\0', sizeof(d->path)))
+        return fail(e, "the snapshot's disk %u has no absolute path", i);
+    if (d->readonly > 1 || d->reserved)
+        return fail(e, "the snapshot's disk %u is damaged", i);
+    return 0;
+}
+
+/* The section may be empty: a guest without disks. */
+static int read_disks(struct snapshot_reader *r, struct snapshot *s, struct error *e)
+{
+    if (read_fixed(r, SNAPSHOT_DISKS, s->disks, s->config.nr_disks * sizeof(s->disks[0]), e))
+        return -1;
+    for (unsigned i = 0; i < s->config.nr_disks; i++)
+        if (check_disk(&s->disks[i], i, e))
+            return -1;
+    return 0;
 }
 
 static int read_xenstore(struct snapshot_reader *r, struct snapshot *s, struct error *e)
@@ -76,7 +101,8 @@ static int read_all(FILE *f, struct snapshot *s, snapshot_prepare_fn *prepare, v
 
     if (snapshot_read_start(&r, f, e) ||
         read_fixed(&r, SNAPSHOT_CONFIG, &s->config, sizeof(s->config), e) ||
-        check_config(&s->config, e) || prepare(arg, &s->config, &gm, e))
+        check_config(&s->config, e) || read_disks(&r, s, e) ||
+        prepare(arg, &s->config, &gm, e))
         return -1;
     s->vcpus = calloc(s->config.nr_cpus, sizeof(*s->vcpus));
     if (!s->vcpus)

@@ -1,8 +1,9 @@
 /*
  * A saved guest, whole (docs/snapshot.md): what perch needs to run it on
  * again, as `perch save` writes it and `perch restore` reads it. In the
- * file, in this order: the configuration, each vCPU's KVM state, the
- * xenstore server's state, machine memory (snapshot_memory.h), the end.
+ * file, in this order: the configuration, its disks, each vCPU's KVM
+ * state, the xenstore server's state, machine memory (snapshot_memory.h),
+ * the end.
  *
  * Reading checks the form of every section as it comes; the reader's
  * caller checks the configuration against itself (its build of the Host,
@@ -33,12 +34,25 @@ struct snapshot_config {
     uint64_t store_pfn;       /* its xenstore page */
     uint64_t saved_at_ns;     /* the wall clock at the save */
     uint32_t tsc_native;      /* 1: the guest read the machine's TSC (run/guest_clock.h) */
-    uint32_t reserved;        /* 0 */
+    uint32_t nr_disks;        /* 0 to SNAPSHOT_DISKS_MAX */
     uint64_t tsc_at_save;     /* the TSC the guest read, at the save */
+};
+
+/* A disk the guest had: which file, and as it was once the save had
+ * flushed it, so a restore can tell it is still the same. */
+#define SNAPSHOT_DISKS_MAX 8
+#define SNAPSHOT_DISK_PATH_MAX 4096
+struct snapshot_disk {
+    char path[SNAPSHOT_DISK_PATH_MAX];   /* absolute, NUL-terminated */
+    uint64_t bytes;
+    uint64_t mtime_ns;
+    uint32_t readonly;                   /* 0 or 1 */
+    uint32_t reserved;                   /* 0 */
 };
 
 struct snapshot {
     struct snapshot_config config;
+    struct snapshot_disk disks[SNAPSHOT_DISKS_MAX];   /* config.nr_disks of them */
     struct kvm_vcpu_state *vcpus;   /* config.nr_cpus of them */
     uint8_t *xenstore;
     size_t xenstore_len;

@@ -65,6 +65,7 @@ const char *snapshot_kind_name(enum snapshot_kind kind)
     case SNAPSHOT_XENSTORE: return "xenstore";
     case SNAPSHOT_MEMORY:   return "memory";
     case SNAPSHOT_END:      return "end";
+    case SNAPSHOT_DISKS:    return "disks";
     }
     return "unknown";
 }

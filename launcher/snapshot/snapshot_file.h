@@ -22,6 +22,7 @@ enum snapshot_kind {
     SNAPSHOT_XENSTORE = 3,    /* xenstore_save()'s bytes */
     SNAPSHOT_MEMORY = 4,      /* one run of frames (snapshot_memory.h) */
     SNAPSHOT_END = 5,         /* struct snapshot_end */
+    SNAPSHOT_DISKS = 6,       /* struct snapshot_disk, one a disk in order */
 };
 
 struct snapshot_file_header {

@@ -1,7 +1,8 @@
 # perch save and perch restore (launcher/run/save.c, restore.c): a guest
 # saved mid-way through its work and restored finishes it, every line once
 # and in order, with its command's status; the same with --cpus 2, after a
-# --leave-running checkpoint (both go on), and twice from one file at once.
+# --leave-running checkpoint (both go on), twice from one file at once, and
+# with a disk it appends to.
 # Its clock goes on from the save without a jump. What perch cannot save
 # yet is refused and the guest runs on; damaged, foreign or hostile files
 # are refused with one line and status 2, before any vCPU runs.
@@ -112,21 +113,48 @@ else
     fail snapshot/clock_goes_on "no uptime: $(tail -c 300 "$TMP/clock.err")"
 fi
 
-# Refused, and the guest runs on: a disk (not saved yet), a file that
-# cannot be written.
-truncate -s 16M "$TMP/d.img"
-guest_start disk --name sv_disk --disk "$TMP/d.img" -- sh -c "$COUNT"
-wait_line "$TMP/disk.out" '^line 3'
-perch_run disk-save save sv_disk "$TMP/disk.snap"
-expect_status disk-save 1
-expect_one_line_error disk-save
-expect_line disk-save err 'cannot save a guest with disks'
-if [ ! -e "$TMP/disk.snap" ]; then pass snapshot/refused_file_gone; else fail snapshot/refused_file_gone "left"; fi
-perch_run nowrite-save save sv_disk /proc/no/such/file
+# A disk: a loop appending numbered lines to a file on it, with sync,
+# saved mid-way and restored, leaves every line once and in order. The
+# disk changed after the save: the restore is refused.
+if command -v mke2fs >/dev/null; then
+    mkdir -p "$TMP/empty"
+    mke2fs -q -t ext4 -d "$TMP/empty" "$TMP/d.img" 32M >/dev/null 2>&1
+    APPEND='mkdir -p /m && mount -t ext4 /dev/xvda /m && i=0; while [ $i -lt 40 ]; do echo "line $i" >> /m/log; sync; echo "wrote $i"; i=$((i+1)); sleep 0.1; done; umount /m; exit 7'
+    guest_start disk --name sv_disk --disk "$TMP/d.img" -- sh -c "$APPEND"
+    if wait_line "$TMP/disk.out" '^wrote 5' 30; then
+        perch_run disk-save save sv_disk "$TMP/disk.snap"
+        expect_status disk-save 0
+        wait "$pid_disk"
+        cp "$TMP/d.img" "$TMP/d-at-save.img"
+        restore disk_back "$TMP/disk.snap"
+        expect_status disk_back 7
+        debugfs -R "cat /log" "$TMP/d.img" >"$TMP/disk_log.out" 2>/dev/null
+        lines_once_in_order snapshot/disk/lines disk_log.out
+        cp "$TMP/d-at-save.img" "$TMP/d.img"        # its time is now another
+        restore disk_changed "$TMP/disk.snap"
+        expect_status disk_changed 2
+        expect_line disk_changed err 'changed since the save'
+    else
+        fail snapshot/disk "the guest never wrote: $(tail -c 300 "$TMP/disk.err")"
+    fi
+else
+    echo "SKIP snapshot/disk: no mke2fs (e2fsprogs)"
+fi
+
+# Refused, and the guest runs on: a network card (not saved yet), a file
+# that cannot be written.
+guest_start net --name sv_net --net user -- sh -c "$COUNT"
+wait_line "$TMP/net.out" '^line 3' 30
+perch_run net-save save sv_net "$TMP/net.snap"
+expect_status net-save 1
+expect_one_line_error net-save
+expect_line net-save err 'cannot save a guest with a network card'
+if [ ! -e "$TMP/net.snap" ]; then pass snapshot/refused_file_gone; else fail snapshot/refused_file_gone "left"; fi
+perch_run nowrite-save save sv_net /proc/no/such/file
 expect_status nowrite-save 1
 expect_one_line_error nowrite-save
-wait "$pid_disk"; st=$?
-if [ "$st" -eq 7 ] && grep -aq '^line 39' "$TMP/disk.out"; then pass snapshot/refused_runs_on; else fail snapshot/refused_runs_on "status $st"; fi
+wait "$pid_net"; st=$?
+if [ "$st" -eq 7 ] && grep -aq '^line 39' "$TMP/net.out"; then pass snapshot/refused_runs_on; else fail snapshot/refused_runs_on "status $st"; fi
 
 # The control socket: a save with no file passed is answered, not done.
 guest_start bare --name sv_bare -- sleep 30
@@ -150,9 +178,11 @@ if [ -s "$TMP/one.snap" ]; then
 import struct, sys, zlib
 d = bytearray(open(sys.argv[1], 'rb').read())
 at = 24
-kind, crc, n = struct.unpack_from('<IIQ', d, at)
-at += 16 + n                                   # past the configuration
-kind, crc, n = struct.unpack_from('<IIQ', d, at)
+while True:                                    # past the configuration and disks
+    kind, crc, n = struct.unpack_from('<IIQ', d, at)
+    if kind == 2:
+        break
+    at += 16 + n
 body = at + 16
 cr0 = body + 368
 struct.pack_into('<Q', d, cr0, 0x11)
