@@ -248,21 +248,42 @@ static int guest_run_once(struct bench_set *set, const struct bench_dir *d,
     return 0;
 }
 
+/* The restore row, after each of perch's default runs; a machine where
+ * the guest cannot be saved has none (a note says why). */
+static void prepare_restore(struct bench_restore *r, const struct bench_dir *d)
+{
+    struct error e;
+
+    if (bench_restore_prepare(r, d, &e))
+        fprintf(stderr, "perch: note: %s: no restore row\n", e.msg);
+}
+
+static int restore_once(struct bench_set *set, const struct bench_restore *r,
+                        struct error *e)
+{
+    if (!r->ready)
+        return 0;
+    bench_progress("restore row", "perch restore");
+    return bench_restore_once(r, &set->base.r[set->base.runs - 1][BENCH_RESTORE], e);
+}
+
 /* default, vs, default, vs...: interleaved, so drift on the machine
  * falls on both sides alike. */
 static int guest_sides(struct bench_set *set, const struct bench_dir *d,
                        struct guest_config *base, struct guest_config *other,
                        struct error *e)
 {
-    int per_round = set->vs ? 2 : 1, total = set->rounds * per_round, k = 0;
+    int per_round = set->vs ? 2 : 1, total = set->rounds * per_round, k = 0, rc = 0;
+    struct bench_restore restore = { .ready = false };
 
-    for (int r = 0; r < set->rounds; r++) {
-        if (guest_run_once(set, d, &set->base, base, ++k, total, e))
-            return -1;
-        if (set->vs && guest_run_once(set, d, &set->other, other, ++k, total, e))
-            return -1;
+    prepare_restore(&restore, d);
+    for (int r = 0; !rc && r < set->rounds; r++) {
+        rc = guest_run_once(set, d, &set->base, base, ++k, total, e) ||
+             restore_once(set, &restore, e) ||
+             (set->vs && guest_run_once(set, d, &set->other, other, ++k, total, e));
     }
-    return 0;
+    bench_restore_release(&restore);
+    return rc ? -1 : 0;
 }
 
 /* ---- the command line -------------------------------------------------- */

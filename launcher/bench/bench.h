@@ -38,9 +38,18 @@
 #define BENCH_UNIT_MAX     7      /* "ns", "MB/s", "IOPS", "trips/s" */
 #define BENCH_ROUNDS_MAX   3
 #define BENCH_DEFAULT_OUT  "build/bench-results"
-/* Results of a run: one slot a benchmark, then boot to /init. */
+/* Results of a run: one slot a benchmark, then boot to /init, then
+ * `perch restore` to the saved guest's first output (bench_restore.c). */
 #define BENCH_BOOT         BENCH_MAX
-#define BENCH_SLOTS        (BENCH_MAX + 1)
+#define BENCH_RESTORE      (BENCH_MAX + 1)
+#define BENCH_SLOTS        (BENCH_MAX + 2)
+
+/* The rows that time perch starting a guest (boot, restore): ns a start,
+ * lower is better, not perchbench's. */
+static inline bool bench_is_start(int k)
+{
+    return k >= BENCH_BOOT;
+}
 /* perch's /init writes this mark first (initramfs/init.c): boot is over. */
 #define BENCH_BOOT_MARK    "init"
 #define BENCH_LINE_MAX     512
@@ -183,10 +192,27 @@ struct bench_dir {
     char work[PATH_MAX];           /* the workloads' files, natively */
 };
 
+/* The restore row's saved guest (bench_restore.c). */
+struct bench_restore {
+    char name[32];                 /* its --name while it runs */
+    char file[PATH_MAX];           /* the snapshot, in the bench folder */
+    bool ready;
+};
+
 /* $TMPDIR/perch-bench-XXXXXX with perchbench in it. */
 int bench_dir_create(struct bench_dir *d, struct error *e);
 /* bin/ with perch's cached busybox and its applets' links, and work/. */
 int bench_dir_busybox(struct bench_dir *d, struct error *e);
+
+/* Boot a guest that prints and save it into d (this perch's own `perch
+ * run` and `perch save`). 0, or -1 with e. */
+int bench_restore_prepare(struct bench_restore *r, const struct bench_dir *d,
+                          struct error *e);
+/* One `perch restore` of it: start to first output into res, in ns. */
+int bench_restore_once(const struct bench_restore *r, struct bench_result *res,
+                       struct error *e);
+/* The snapshot's file taken away. */
+void bench_restore_release(struct bench_restore *r);
 /* name in the folder, with these bytes, into path. */
 int bench_dir_file(const struct bench_dir *d, const char *name,
                    const void *bytes, size_t size, char *path,

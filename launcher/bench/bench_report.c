@@ -109,6 +109,7 @@ void bench_summarize(struct bench_side *side, int n)
     for (int k = 0; k < n; k++)
         summarize_one(side, k);
     summarize_one(side, BENCH_BOOT);
+    summarize_one(side, BENCH_RESTORE);
 }
 
 /* ---- the other machines' columns ----------------------------------------- */
@@ -157,7 +158,7 @@ struct shown {
 
 static struct shown shown_as(const struct bench_set *set, int k)
 {
-    if (k == BENCH_BOOT || (!set->rate[k] && set->group[k] == BENCH_WORK))
+    if (bench_is_start(k) || (!set->rate[k] && set->group[k] == BENCH_WORK))
         return (struct shown){ NS_PER_MS, 1 };
     if (set->rate[k] && !strcmp(set->unit[k], "MB/s"))
         return (struct shown){ 1, 1 };   /* IOPS, trips/s: whole */
@@ -220,7 +221,7 @@ static void cells_counts(FILE *out, const struct bench_set *set,
 }
 
 /* One row: every side's figure, the ratios, the guest's counts. k may be
- * BENCH_BOOT. */
+ * BENCH_BOOT or BENCH_RESTORE. */
 static void row(FILE *out, const struct bench_set *set, int k,
                 const char *name)
 {
@@ -228,7 +229,7 @@ static void row(FILE *out, const struct bench_set *set, int k,
                                *v = &set->other.s[k];
     struct shown as = shown_as(set, k);
     /* a time ratio may be 200x, a rate's is mostly a fraction */
-    int digits = k != BENCH_BOOT && set->rate[k] ? 2 : 1;
+    int digits = !bench_is_start(k) && set->rate[k] ? 2 : 1;
     struct machine_column m[MACHINES_MAX];
     int machines = machine_columns(set, m);
 
@@ -389,9 +390,11 @@ void bench_print_table(FILE *out, const struct bench_set *set)
     header(out, set);
     rows_of(out, set, BENCH_MICRO);
     fprintf(out, "work and boot: ms per run, median (min - max); counts per "
-                 "run; boot: from start to /init's first output\n");
+                 "run; boot: from start to /init's first output; restore: from "
+                 "perch restore to a saved guest's first output\n");
     rows_of(out, set, BENCH_WORK);
     row(out, set, BENCH_BOOT, "boot");
+    row(out, set, BENCH_RESTORE, "restore");
     if (bench_any_chosen(set, BENCH_DISK)) {
         disk_note(out, set);
         rows_of(out, set, BENCH_DISK);
@@ -481,6 +484,7 @@ static void write_csv(FILE *f, const struct bench_set *set)
             csv_row(f, set, k, set->names[k], bench_group_names[set->group[k]],
                     set->unit[k]);
     csv_row(f, set, BENCH_BOOT, "boot", "boot", "ns");
+    csv_row(f, set, BENCH_RESTORE, "restore", "boot", "ns");
 }
 
 /* ---- bench.json ---------------------------------------------------------- */
@@ -539,7 +543,7 @@ static void json_ratio(FILE *f, const char *key, double r)
 static void json_bench(FILE *f, const struct bench_set *set, int k,
                        const char *name, const char *group, bool first)
 {
-    bool rate = k != BENCH_BOOT && set->rate[k];
+    bool rate = !bench_is_start(k) && set->rate[k];
     struct machine_column m[MACHINES_MAX];
     int machines = machine_columns(set, m);
     char key[32];
@@ -548,7 +552,7 @@ static void json_bench(FILE *f, const struct bench_set *set, int k,
     json_string(f, name);
     fprintf(f, ", \"group\": \"%s\", \"unit\": \"%s\", "
                "\"higher_is_better\": %s", group,
-            k == BENCH_BOOT ? "ns" : set->unit[k], rate ? "true" : "false");
+            bench_is_start(k) ? "ns" : set->unit[k], rate ? "true" : "false");
     json_side(f, "native", &set->native.s[k], false);
     json_side(f, "guest", &set->base.s[k], true);
     json_ratio(f, "guest_native_ratio",
@@ -600,6 +604,7 @@ static void write_json(FILE *f, const struct bench_set *set)
         first = false;
     }
     json_bench(f, set, BENCH_BOOT, "boot", "boot", first);
+    json_bench(f, set, BENCH_RESTORE, "restore", "boot", false);
     fprintf(f, "\n  ]\n}\n");
 }
 

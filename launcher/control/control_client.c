@@ -250,11 +250,15 @@ int control_save(const char *guest, const char *file, bool leave_running, struct
                   SAVE_TIMEOUT_MS, reply, e);
     if (!rc && strcmp(reply, "ok"))
         rc = fail(e, "%s: %s", guest, strncmp(reply, "error ", 6) ? reply : reply + 6);
-    if (!rc && !fstat(fd, &st))
+    if (fstat(fd, &st))
+        st.st_mode = 0;
+    if (!rc)
         printf("perch: %s saved to %s (%.1f MiB)%s\n", guest, file, st.st_size / 1048576.0,
                leave_running ? "; it runs on" : "");
     close(fd);
-    if (rc)
+    /* Half a snapshot is no snapshot; but only a file is taken away
+     * (FILE may be a device, /dev/full, say). */
+    if (rc && S_ISREG(st.st_mode))
         unlink(file);
     return rc ? STATUS_ERROR : 0;
 }

@@ -142,7 +142,8 @@ else
 fi
 
 # Refused, and the guest runs on: a network card (not saved yet), a file
-# that cannot be written.
+# that cannot be opened, a disk that is full (/dev/full; a guest without
+# the card, so the save gets as far as writing).
 guest_start net --name sv_net --net user -- sh -c "$COUNT"
 wait_line "$TMP/net.out" '^line 3' 30
 perch_run net-save save sv_net "$TMP/net.snap"
@@ -155,6 +156,18 @@ expect_status nowrite-save 1
 expect_one_line_error nowrite-save
 wait "$pid_net"; st=$?
 if [ "$st" -eq 7 ] && grep -aq '^line 39' "$TMP/net.out"; then pass snapshot/refused_runs_on; else fail snapshot/refused_runs_on "status $st"; fi
+guest_start full --name sv_full -- sh -c "$COUNT"
+wait_line "$TMP/full.out" '^line 3' 30
+perch_run full-save save sv_full /dev/full
+expect_status full-save 1
+expect_one_line_error full-save
+expect_line full-save err 'No space left on device'
+wait "$pid_full"; st=$?
+if [ "$st" -eq 7 ] && grep -aq '^line 39' "$TMP/full.out" && [ -c /dev/full ]; then
+    pass snapshot/disk_full_runs_on
+else
+    fail snapshot/disk_full_runs_on "status $st"
+fi
 
 # The control socket: a save with no file passed is answered, not done.
 guest_start bare --name sv_bare -- sleep 30
