@@ -183,6 +183,16 @@ $(BUILD)/unit/obj/%.o: %.c
 $(BUILD)/unit-asan/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) $(SAN_FLAGS) -c $< -o $@
+# host/env/flush_tlb.S is the one file of env/ a unit test runs natively
+# (tests/unit/test_host_flush_tlb.c says why); only that test links it.
+$(BUILD)/unit/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -Wa,--noexecstack -c $< -o $@
+$(BUILD)/unit-asan/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -Wa,--noexecstack -c $< -o $@
+$(BUILD)/unit/test_host_flush_tlb: $(BUILD)/unit/obj/host/env/flush_tlb.o
+$(BUILD)/unit-asan/test_host_flush_tlb: $(BUILD)/unit-asan/obj/host/env/flush_tlb.o
 $(BUILD)/unit/libperch.a: $(UNIT_LIB_SRC:%.c=$(BUILD)/unit/obj/%.o)
 	rm -f $@ && ar rcs $@ $^
 $(BUILD)/unit-asan/libperch.a: $(UNIT_LIB_SRC:%.c=$(BUILD)/unit-asan/obj/%.o)

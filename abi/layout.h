@@ -101,9 +101,10 @@
  * Service gates: the Host jumps (or calls) here; each gate is an `int3` the
  * Switcher recognises by its return address. 16 bytes apart.
  *   RESUME      rsp -> iret frame; the Switcher iretq's to it.
- *   CR3_RESUME  rax = new CR3, rsp -> [saved rax][iret frame] at
- *               SW_RESUME_FRAME (mapped in every view): load CR3 (which
- *               also flushes the TLB), restore rax, iretq.
+ *   CR3_RESUME  rax = new CR3, rsp -> [saved rax][iret frame], at
+ *               SW_RESUME_FRAME (mapped in every view) for the way out, on
+ *               the Host's stack for env_flush_tlb: load CR3 (which also
+ *               flushes the TLB), restore rax, iretq.
  *   EXIT        `call` it: the Switcher leaves the VM for the Launcher with
  *               an `out` to PERCH_EXIT_PORT, then returns to the caller.
  *   HALT        `call` it: `sti; hlt` in ring 0 (on the halt IDT, whose
@@ -687,10 +688,9 @@ struct perch_shared {
      * guest's, that its balloon driver gave back (host/mm/reservation.c).
      * Numbers only, which a guest kernel may forge: the Launcher checks
      * each range against the guest's frames before it drops one. Last:
-     * placed between request and stats, its 4 KiB made a hang of two
-     * vCPUs with --no-cpl3-events (an RCU stall on CPU 1) come in about
-     * one run in five instead of one in twenty or more; that race itself
-     * is older and not yet found (docs/design.md, "Not yet"). */
+     * between request and stats, its 4 KiB once made the hang of two
+     * vCPUs with --no-cpl3-events (since fixed: docs/design.md, "Several
+     * vCPUs") come one run in five instead of one in 40, by timing. */
     struct {
         uint32_t nr;
         uint32_t pad;

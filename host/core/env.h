@@ -48,8 +48,10 @@ _Noreturn void switcher_resume(struct cpu_regs *regs);
 _Noreturn void switcher_resume_cr3(struct cpu_regs *regs, uint64_t cr3);
 _Noreturn void resume_native(struct cpu_regs *regs);
 
-/* Reload cr3 (a TLB flush) through the CR3_RESUME gate and come back. */
-void env_flush_tlb(uint64_t cr3);
+/* Reload cr3 (a TLB flush) through the CR3_RESUME gate and come back with
+ * the interrupt flag as given: CPL3 cannot read it (host/env/flush_tlb.S),
+ * so the caller says whether it runs with interrupts on. */
+void env_flush_tlb(uint64_t cr3, bool interrupts_on);
 
 /* How far rip is into some vCPU's `syscall` entry into the Host (0: its
  * MSR_LSTAR), or -1 if in none. A `syscall` may land at another vCPU's

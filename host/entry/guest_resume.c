@@ -117,14 +117,15 @@ _Noreturn void guest_resume(struct cpu_regs *regs)
  * already let go: the way out has looked at the pending flush already,
  * and another vCPU's shootdown that sees this vCPU leave the guest now
  * counts on it. So a flush it owes is done here, on the kernel's L4
- * (which maps the Host whatever the way out loads next).
+ * (which maps the Host whatever the way out loads next), and with
+ * interrupts still off: this is an interrupt's handler.
  */
 _Noreturn void host_resume_interrupted(struct cpu_regs *regs)
 {
     if ((current->pending & PENDING_TLB_FLUSH) && !host_holds_lock_below()) {
         tlb_flushed();
         count_cr3_load(PERCH_CR3_FLUSH);
-        env_flush_tlb(current->kernel_cr3);
+        env_flush_tlb(current->kernel_cr3, false);
     }
     current->interrupts_off = false;
     count_visit_of(PERCH_VISIT_SERVICE_RESUME);

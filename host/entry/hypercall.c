@@ -45,12 +45,13 @@ static const hypercall_fn hypercall_table[XEN_NR_HYPERCALLS] = {
 };
 
 /* Without the lazy flush, every hypercall (every multicall entry) that
- * asks for a flush gets its own ring-0 visit for it, there and then. */
+ * asks for a flush gets its own ring-0 visit for it, there and then. A
+ * hypercall runs with interrupts on. */
 static void flush_now(void)
 {
     tlb_flushed();
     count_cr3_load(PERCH_CR3_FLUSH_EAGER);
-    env_flush_tlb(current->kernel_cr3);
+    env_flush_tlb(current->kernel_cr3, true);
 }
 
 long hypercall_dispatch(uint64_t nr, const uint64_t args[5])

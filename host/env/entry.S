@@ -394,26 +394,3 @@ env_switcher_probe:
     push %rax
 2:  jmp *%rdi
 1:  ret
-
-/*
- * void env_flush_tlb(uint64_t cr3): stage a frame back to ourselves where
- * CR3_RESUME looks for it, and go through the gate. rax, rcx and rdx are
- * the caller's to lose.
- */
-    .global env_flush_tlb
-env_flush_tlb:
-    mov %rsp, %rcx                  /* this vCPU's resume frame */
-    and $-PERCH_CPU_STRIDE, %rcx
-    add $(SW_RESUME_FRAME - HOST_CPU_VA), %rcx
-    lea 1f(%rip), %rdx
-    mov %rdx, 8(%rcx)               /* rip */
-    movq $FLAT_KERNEL_CS64, 16(%rcx)
-    pushfq
-    popq 24(%rcx)                   /* rflags */
-    mov %rsp, 32(%rcx)              /* rsp: at our return address */
-    movq $FLAT_KERNEL_SS64, 40(%rcx)
-    mov %rcx, %rsp                  /* rsp -> [rax slot][frame] */
-    mov %rdi, %rax
-    jmp switcher_gate_cr3_resume
-1:  ret
-

@@ -529,8 +529,8 @@ __attribute__((weak)) void env_timer_nudge(uint64_t delay_ns, uint64_t now_ns)
 
 unsigned host_env_tlb_flushes;
 
-__attribute__((weak)) void env_flush_tlb(uint64_t cr3)
+__attribute__((weak)) void env_flush_tlb(uint64_t cr3, bool interrupts_on)
 {
-    (void)cr3;
+    (void)cr3, (void)interrupts_on;
     host_env_tlb_flushes++;
 }
