@@ -196,6 +196,7 @@ struct bench_dir {
 struct bench_restore {
     char name[32];                 /* its --name while it runs */
     char file[PATH_MAX];           /* the snapshot, in the bench folder */
+    char err[PATH_MAX];            /* what the last perch said on stderr */
     bool ready;
 };
 

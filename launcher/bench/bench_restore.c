@@ -2,9 +2,10 @@
  * The restore row: how long `perch restore` takes to bring a saved guest
  * back, from the command's start to the guest's first output after it
  * resumes, beside the boot row (start to /init's first output). A guest
- * that prints a line every 50 ms is booted and saved once (`perch save`,
+ * that prints a line every 10 ms is booted and saved once (`perch save`,
  * through its control socket, as a user would); each round then restores
- * it, takes the first byte, and stops it.
+ * it, takes the first byte, and stops it. The figure includes up to 10 ms
+ * of the guest's own sleep.
  */
 #include "bench.h"
 
@@ -28,8 +29,9 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-/* This perch, argv[1..], its stdout into *out (a pipe), the rest quiet. */
-static pid_t spawn(char *const argv[], int *out, struct error *e)
+/* This perch, argv[1..], its stdout into *out (a pipe), its stderr into
+ * the file err (for the reason, should it fail), its stdin empty. */
+static pid_t spawn(char *const argv[], int *out, const char *err, struct error *e)
 {
     int p[2];
     pid_t pid;
@@ -39,10 +41,11 @@ static pid_t spawn(char *const argv[], int *out, struct error *e)
     pid = fork();
     if (pid == 0) {
         int null = open("/dev/null", O_RDWR);
+        int said = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
         dup2(null, STDIN_FILENO);
         dup2(p[1], STDOUT_FILENO);
-        dup2(null, STDERR_FILENO);
+        dup2(said >= 0 ? said : null, STDERR_FILENO);
         execv("/proc/self/exe", argv);
         _exit(127);
     }
@@ -81,40 +84,62 @@ static int wait_output(int fd, const char *want)
     return -1;
 }
 
+/* Its wait status; the pipe stays open until it has ended, so its last
+ * words (perch save's line) are no SIGPIPE. */
 static int end(pid_t pid, int fd, bool kill_it)
 {
     int status;
 
     if (kill_it)
         kill(pid, SIGTERM);
+    if (waitpid(pid, &status, 0) != pid)
+        status = -1;
     close(fd);
-    return waitpid(pid, &status, 0) == pid ? status : -1;
+    return status;
+}
+
+/* The first line the program wrote to err, for a message. */
+static const char *said(const char *err, char *line, size_t size)
+{
+    FILE *f = fopen(err, "re");
+
+    line[0] = '\0';
+    if (f) {
+        if (fgets(line, (int)size, f))
+            line[strcspn(line, "\n")] = '\0';
+        fclose(f);
+    }
+    return line;
 }
 
 int bench_restore_prepare(struct bench_restore *r, const struct bench_dir *d,
                           struct error *e)
 {
     char *run[] = { "perch", "run", "--name", r->name, "--", "sh", "-c",
-                    "while :; do echo tick; sleep 0.05; done", NULL };
+                    "while :; do echo tick; sleep 0.01; done", NULL };
     char *save[] = { "perch", "save", r->name, r->file, NULL };
+    char line[256];
     int out, save_out;
     pid_t guest, saver;
 
     snprintf(r->name, sizeof(r->name), "bench-restore-%d", (int)getpid());
-    snprintf(r->file, sizeof(r->file), "%s/restore.snap", d->path);
+    if (snprintf(r->file, sizeof(r->file), "%s/restore.snap", d->path) >= (int)sizeof(r->file) ||
+        snprintf(r->err, sizeof(r->err), "%s/restore.err", d->path) >= (int)sizeof(r->err))
+        return fail(e, "restore row: the bench folder's path is too long");
     bench_progress("restore row", "booting the guest to save");
-    guest = spawn(run, &out, e);
+    guest = spawn(run, &out, r->err, e);
     if (guest < 0)
         return -1;
     if (wait_output(out, "tick")) {
         end(guest, out, true);
-        return fail(e, "restore row: the guest to save never printed");
+        return fail(e, "restore row: the guest to save never printed: %s",
+                    said(r->err, line, sizeof(line)));
     }
     bench_progress("restore row", "saving it");
-    saver = spawn(save, &save_out, e);
+    saver = spawn(save, &save_out, r->err, e);
     if (saver < 0 || end(saver, save_out, false) != 0) {
         end(guest, out, true);
-        return fail(e, "restore row: perch save %s failed", r->name);
+        return fail(e, "restore row: perch save failed: %s", said(r->err, line, sizeof(line)));
     }
     end(guest, out, false);          /* a saved guest's perch ends by itself */
     r->ready = true;
@@ -126,8 +151,9 @@ int bench_restore_once(const struct bench_restore *r, struct bench_result *res,
 {
     char *restore[] = { "perch", "restore", (char *)r->file, NULL };
     uint64_t start = now_ns();
+    char line[256];
     int out;
-    pid_t pid = spawn(restore, &out, e);
+    pid_t pid = spawn(restore, &out, r->err, e);
     bool came;
 
     if (pid < 0)
@@ -136,7 +162,8 @@ int bench_restore_once(const struct bench_restore *r, struct bench_result *res,
     res->median = res->min = res->max = (double)(now_ns() - start);
     end(pid, out, true);
     if (!came)
-        return fail(e, "restore row: the restored guest printed nothing");
+        return fail(e, "restore row: the restored guest printed nothing: %s",
+                    said(r->err, line, sizeof(line)));
     res->have = true;
     return 0;
 }
@@ -145,5 +172,6 @@ void bench_restore_release(struct bench_restore *r)
 {
     if (r->ready)
         unlink(r->file);
+    unlink(r->err);
     r->ready = false;
 }

@@ -11,10 +11,14 @@
 
 #include "../vm/confined_thread.h"
 #include "guest_clock.h"
+#include "save_point.h"
 #include "../xenbus/xenstore_save.h"
 
 /* A vCPU that takes this long to leave KVM_RUN is not coming. */
 #define HOLD_TIMEOUT_MS 5000
+/* Holds to try for one in which every vCPU's state is whole (save_point.h),
+ * the guest running a millisecond between two. */
+#define HOLD_TRIES 200
 
 /* Every vCPU kicked out of KVM_RUN, the console and the devices woken:
  * each then stands still at its safe point. */
@@ -53,54 +57,74 @@ static int describe_disks(struct save_source *s, struct snapshot *snap, struct e
     return 0;
 }
 
-/* With every thread held: the vCPUs, xenstore and memory into f. */
-static int write_held(struct save_source *s, FILE *f, struct error *e)
+/* Every thread held, with every vCPU's state whole, its state in vcpus;
+ * else the guest runs on (-1 with e). */
+static int hold_whole(struct save_source *s, struct kvm_vcpu_state *vcpus, struct error *e)
 {
-    struct snapshot snap = { .config = s->config };
+    static const struct timespec moment = { 0, 1000000 };
+
+    for (unsigned tries = 0; tries < HOLD_TRIES; tries++) {
+        bool whole = true;
+
+        hold_ask(&s->hold);
+        wake_all(s);
+        if (!hold_wait(&s->hold, s->config.nr_cpus + 2, HOLD_TIMEOUT_MS)) {
+            hold_release(&s->hold, false);
+            return fail(e, "the guest did not stand still within %d s", HOLD_TIMEOUT_MS / 1000);
+        }
+        for (unsigned i = 0; whole && i < s->config.nr_cpus; i++) {
+            if (kvm_vcpu_state_get(&s->vm->vcpus[i], &vcpus[i], e)) {
+                hold_release(&s->hold, false);
+                return -1;
+            }
+            whole = save_point_whole(s->gm, &vcpus[i]);
+        }
+        if (whole)
+            return 0;
+        hold_release(&s->hold, false);
+        nanosleep(&moment, NULL);
+    }
+    return fail(e, "the guest was never held at a point it can be saved at (%d tries)",
+                HOLD_TRIES);
+}
+
+/* With every thread held: the vCPUs, xenstore and memory into f. */
+static int write_held(struct save_source *s, struct snapshot *snap, FILE *f, struct error *e)
+{
     struct timespec now;
     bool native;
-    int rc = -1;
 
     clock_gettime(CLOCK_REALTIME, &now);
-    snap.config.saved_at_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
-    snap.vcpus = calloc(s->config.nr_cpus, sizeof(*snap.vcpus));
-    if (!snap.vcpus)
-        return fail(e, "out of memory for the vCPUs' state");
-    for (unsigned i = 0; i < s->config.nr_cpus; i++)
-        if (kvm_vcpu_state_get(&s->vm->vcpus[i], &snap.vcpus[i], e))
-            goto out;
-    snap.config.tsc_at_save = guest_clock_at_save(
+    snap->config.saved_at_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+    snap->config.tsc_at_save = guest_clock_at_save(
         s->hole->shared, s->gm, s->hole->shared_info_mfn * PAGE_SIZE,
-        kvm_vcpu_state_tsc(&snap.vcpus[0]), &native);
-    snap.config.tsc_native = native;
-    if (describe_disks(s, &snap, e))
-        goto out;
-    if (xenstore_save(s->devices->xs, &snap.xenstore, &snap.xenstore_len, e) ||
-        snapshot_write(f, &snap, s->gm, e))
-        goto out;
-    rc = 0;
-out:
-    snapshot_release(&snap);
-    return rc;
+        kvm_vcpu_state_tsc(&snap->vcpus[0]), &native);
+    snap->config.tsc_native = native;
+    if (describe_disks(s, snap, e) ||
+        xenstore_save(s->devices->xs, &snap->xenstore, &snap->xenstore_len, e))
+        return -1;
+    return snapshot_write(f, snap, s->gm, e);
 }
 
 int save_guest(struct save_source *s, FILE *f, bool leave_running, struct error *e)
 {
+    struct snapshot snap = { .config = s->config };
     int rc;
 
     if (s->cannot)
         return fail(e, "%s", s->cannot);
     if (!atomic_load(&s->ready) || !s->devices)
         return fail(e, "the guest is still starting: try again");
-    hold_ask(&s->hold);
-    wake_all(s);
-    if (!hold_wait(&s->hold, s->config.nr_cpus + 2, HOLD_TIMEOUT_MS)) {
-        hold_release(&s->hold, false);
-        return fail(e, "the guest did not stand still within %d s", HOLD_TIMEOUT_MS / 1000);
+    snap.vcpus = calloc(s->config.nr_cpus, sizeof(*snap.vcpus));
+    if (!snap.vcpus)
+        return fail(e, "out of memory for the vCPUs' state");
+    rc = hold_whole(s, snap.vcpus, e);
+    if (!rc) {
+        rc = write_held(s, &snap, f, e);
+        if (!rc && !leave_running)
+            atomic_store(&s->ended, true);
+        hold_release(&s->hold, !rc && !leave_running);
     }
-    rc = write_held(s, f, e);
-    if (!rc && !leave_running)
-        atomic_store(&s->ended, true);
-    hold_release(&s->hold, !rc && !leave_running);
+    snapshot_release(&snap);
     return rc;
 }
