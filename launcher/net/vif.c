@@ -80,7 +80,9 @@ static int start_netif(void *arg, struct error *e)
     if (netif_open(&v->netif, &cfg, e))
         return -1;
     v->running = true;
-    return 0;
+    /* A ring that was served before (a restored guest's) may hold frames
+     * to send already, whose notification came before this start. */
+    return netif_tx_kick(&v->netif, e) < 0 ? -1 : 0;
 }
 
 static void stop_netif(void *arg)

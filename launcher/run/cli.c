@@ -25,7 +25,8 @@ void cli_print_help(void)
 "       perch shutdown [--wait] GUEST\n"
 "       perch mem-set GUEST SIZE\n"
 "       perch save [--leave-running] GUEST FILE\n"
-"       perch restore [--name NAME] [--stats] [--no-sandbox] FILE\n"
+"       perch restore [--name NAME] [--disk FILE[,ro]]... [--net VALUE]\n"
+"                     [--stats] [--no-sandbox] FILE\n"
 "       perch -h | --help | --version\n"
 "\n"
 "perch boots a Xen-PV-capable kernel as a paravirtual guest on /dev/kvm,\n"
@@ -212,9 +213,12 @@ void cli_print_help(void)
 "--leave-running the guest goes on (a checkpoint). perch restore FILE runs\n"
 "it on from there, on this machine or one whose CPU offers what the guest\n"
 "was shown, with the same build of perch; its disks, flushed at the save,\n"
-"are opened again at their paths (refused if changed since). Not yet for\n"
-"guests with --net or --gdb (refused, saying so). The guest's clock goes on\n"
-"from where it stopped: it lags the wall clock by the time it was saved.\n"
+"are opened again at their paths (refused if changed since) unless\n"
+"--disk gives others of the same sizes, in order (copies: two restores of\n"
+"one file need two); its --net link anew, or restore's --net (open\n"
+"connections are reset). Not under --gdb (refused,\n"
+"saying so). The guest's clock goes on from where it stopped: it lags the\n"
+"wall clock by the time it was saved.\n"
 "Each perch run answers them on a UNIX socket in $XDG_RUNTIME_DIR/perch\n"
 "(else /tmp/perch-UID), a folder only you may enter.\n"
 "\n"
@@ -611,21 +615,30 @@ static int parse_save(int argc, char **argv, struct options *o, struct error *e)
     return 0;
 }
 
-/* perch restore [--name NAME] [--stats] [--no-sandbox] FILE: the rest of
- * the guest's configuration is in FILE. */
+/* perch restore [--name NAME] [--disk FILE[,ro]]... [--net VALUE]
+ * [--stats] [--no-sandbox] FILE: the rest of the guest's configuration is
+ * in FILE; --disk and --net stand in for the saved ones. */
 static int parse_restore(int argc, char **argv, struct options *o, struct error *e)
 {
     o->command = CMD_RESTORE;
     for (int at = 2; at < argc; at++) {
+        bool valued = at + 1 < argc;
+
         if (!strcmp(argv[at], "--stats"))
             o->stats = true;
         else if (!strcmp(argv[at], "--no-sandbox"))
             o->no_sandbox = true;
-        else if (!strcmp(argv[at], "--name") && at + 1 < argc && !o->name)
+        else if (!strcmp(argv[at], "--name") && valued && !o->name)
             o->name = argv[++at];
-        else if (argv[at][0] == '-' || o->restore)
-            return fail(e, "perch restore takes FILE and only --name NAME, --stats, "
-                           "--no-sandbox ('%s')", argv[at]);
+        else if (!strcmp(argv[at], "--disk") && valued) {
+            if (parse_disk(argv[++at], o, e))
+                return -1;
+        } else if (!strcmp(argv[at], "--net") && valued && o->net.kind == NET_NONE) {
+            if (net_option_parse(argv[++at], &o->net, e))
+                return -1;
+        } else if (argv[at][0] == '-' || o->restore)
+            return fail(e, "perch restore takes FILE and only --name NAME, --disk FILE, "
+                           "--net VALUE, --stats, --no-sandbox ('%s')", argv[at]);
         else
             o->restore = argv[at];
     }

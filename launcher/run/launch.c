@@ -345,12 +345,32 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     return 0;
 }
 
-/* What `perch save` writes of this launch, and whether it can: the block
- * and network back ends' state, and gdb's, are not saved yet. */
+/* --net as a snapshot names it: a restore opens the link again. */
+static struct snapshot_net saved_net(const struct net_option *n)
+{
+    struct snapshot_net s = {
+        .kind = n->kind == NET_USER ? SNAPSHOT_NET_USER
+                : n->kind == NET_TAP ? SNAPSHOT_NET_TAP : SNAPSHOT_NET_NONE,
+        .nr_fwd = n->nr_fwd,
+    };
+
+    for (unsigned i = 0; i < n->nr_fwd; i++) {
+        s.fwd[i].host_port = n->fwd[i].host_port;
+        s.fwd[i].guest_port = n->fwd[i].guest_port;
+        s.fwd[i].udp = n->fwd[i].udp;
+    }
+    memcpy(s.tap, n->tap, sizeof(s.tap));
+    return s;
+}
+
+/* What `perch save` writes of this launch, and whether it can: gdb's
+ * state is not saved. */
 static void prepare_save(struct launch *l, const struct options *o)
 {
     struct vm_images images;
 
+    _Static_assert(NET_MAX_HOSTFWD == SNAPSHOT_NET_FORWARDS, "every forward fits a snapshot");
+    _Static_assert(sizeof(o->net.tap) == sizeof(((struct snapshot_net *)0)->tap), "tap names");
     vm_images_get(&images);
     l->save.config = (struct snapshot_config){
         .nr_pages = l->gm.nr_pages, .private_frames = l->gm.guest_mfn_base,
@@ -358,12 +378,11 @@ static void prepare_save(struct launch *l, const struct options *o)
         .cpl3_events = !(o->optimizations_off & PERCH_OPT_CPL3_EVENTS),
         .tsc_khz = kvm_tsc_khz(&l->vm), .images_crc = vm_images_crc(&images),
         .console_pfn = l->layout.console_pfn, .store_pfn = l->layout.store_pfn,
+        .net = saved_net(&o->net),
     };
     l->save.disks = l->disks;
     l->save.nr_disks = l->nr_disks;
-    if (l->link)
-        l->save.cannot = "perch save cannot save a guest with a network card (--net) yet";
-    else if (l->has_gdb)
+    if (l->has_gdb)
         l->save.cannot = "perch save cannot save a guest under --gdb";
 }
 

@@ -63,32 +63,73 @@ static int read_snapshot(struct launch *l, const char *path, struct error *e)
     return 0;
 }
 
-/* The disks at their saved paths, locked as for a run, and as they were
- * when the save flushed them: a disk changed since would not match the
- * guest's page cache. */
-static int open_disks(struct launch *l, struct error *e)
+/* A saved disk is the one the guest saw: same size and last change (a
+ * disk changed since would not match its page cache). One given with
+ * --disk instead (a copy) must have its size and mode. */
+static int check_disk(const struct disk *d, const struct snapshot_disk *saved, bool given,
+                      struct error *e)
+{
+    struct stat st;
+
+    if (fstat(d->fd, &st))
+        return fail(e, "%s: %s", d->path, strerror(errno));
+    if (given && ((uint64_t)st.st_size != saved->bytes || d->readonly != saved->readonly))
+        return fail(e, "--disk %s is not like the saved guest's %s (%" PRIu64 " bytes%s)",
+                    d->path, saved->path, saved->bytes, saved->readonly ? ", read-only" : "");
+    if (!given && ((uint64_t)st.st_size != saved->bytes ||
+                   (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec !=
+                       saved->mtime_ns))
+        return fail(e, "%s changed since the save (its size or its time): the "
+                       "guest's view of it would not match", saved->path);
+    return 0;
+}
+
+/* The disks at their saved paths, or those --disk gives, locked as for a
+ * run. */
+static int open_disks(struct launch *l, const struct options *o, struct error *e)
 {
     struct disk_option opts[MAX_DISKS] = { { 0 } };
     unsigned n = l->snap.config.nr_disks;
+    bool given = o->nr_disks > 0;
 
     if (n > MAX_DISKS)
         return fail(e, "the snapshot has %u disks; perch takes %u", n, MAX_DISKS);
+    if (given && o->nr_disks != n)
+        return fail(e, "the saved guest has %u disks; --disk gave %u", n, o->nr_disks);
     for (unsigned i = 0; i < n; i++)
-        opts[i] = (struct disk_option){ l->snap.disks[i].path, l->snap.disks[i].readonly };
+        opts[i] = given ? o->disks[i]
+                        : (struct disk_option){ l->snap.disks[i].path, l->snap.disks[i].readonly };
     if (disks_open(opts, n, l->disks, e))
         return -1;
     l->nr_disks = n;
-    for (unsigned i = 0; i < n; i++) {
-        const struct snapshot_disk *saved = &l->snap.disks[i];
-        struct stat st;
-
-        if (fstat(l->disks[i].fd, &st) || (uint64_t)st.st_size != saved->bytes ||
-            (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec !=
-                saved->mtime_ns)
-            return fail(e, "%s changed since the save (its size or its time): the "
-                           "guest's view of it would not match", saved->path);
-    }
+    for (unsigned i = 0; i < n; i++)
+        if (check_disk(&l->disks[i], &l->snap.disks[i], given, e))
+            return -1;
     return 0;
+}
+
+/* The network card's link, as --net gave it at the run (or at the
+ * restore); new, so the guest's connections through it are reset. */
+static int open_net(struct launch *l, const struct options *o, struct error *e)
+{
+    const struct snapshot_net *s = &l->snap.config.net;
+    struct net_option n = {
+        .kind = s->kind == SNAPSHOT_NET_USER ? NET_USER
+                : s->kind == SNAPSHOT_NET_TAP ? NET_TAP : NET_NONE,
+        .nr_fwd = s->nr_fwd,
+    };
+
+    if (s->kind == SNAPSHOT_NET_NONE && o->net.kind != NET_NONE)
+        return fail(e, "the saved guest has no network card for --net");
+    if (o->net.kind != NET_NONE)
+        n = o->net;
+    if (n.kind == NET_NONE)
+        return 0;
+    for (unsigned i = 0; i < n.nr_fwd; i++)
+        n.fwd[i] = (struct net_hostfwd){ s->fwd[i].host_port, s->fwd[i].guest_port,
+                                         s->fwd[i].udp };
+    memcpy(n.tap, s->tap, sizeof(n.tap));
+    return net_link_open(&l->link, &n, e);
 }
 
 /* The TSC must tick at the rate the guest's clock was told. */
@@ -146,7 +187,8 @@ int restore_vm(struct launch *l, const struct options *o, struct error *e)
     const struct snapshot_config *c = &l->snap.config;
     uint64_t tsc;
 
-    if (read_snapshot(l, o->restore, e) || check_cpu(l, e) || open_disks(l, e))
+    if (read_snapshot(l, o->restore, e) || check_cpu(l, e) || open_disks(l, o, e) ||
+        open_net(l, o, e))
         return STATUS_USAGE;
     if (create_vm(l, e))
         return STATUS_ERROR;

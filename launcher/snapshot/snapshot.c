@@ -31,6 +31,18 @@ int snapshot_write(FILE *f, const struct snapshot *s, const struct guest_memory 
     return snapshot_write_finish(&w, e);
 }
 
+static int check_net(const struct snapshot_net *n, struct error *e)
+{
+    if (n->kind > SNAPSHOT_NET_TAP || n->nr_fwd > SNAPSHOT_NET_FORWARDS ||
+        (n->kind != SNAPSHOT_NET_USER && n->nr_fwd) ||
+        !memchr(n->tap, '\0', sizeof(n->tap)) || (n->kind == SNAPSHOT_NET_TAP) != !!n->tap[0])
+        return fail(e, "the snapshot's network card is damaged");
+    for (uint32_t i = 0; i < n->nr_fwd; i++)
+        if (!n->fwd[i].host_port || !n->fwd[i].guest_port || n->fwd[i].udp > 1)
+            return fail(e, "the snapshot's forwarded port %u is damaged", i);
+    return 0;
+}
+
 /* The configuration's form; the caller checks it against itself. */
 static int check_config(const struct snapshot_config *c, struct error *e)
 {
@@ -47,7 +59,7 @@ static int check_config(const struct snapshot_config *c, struct error *e)
         return fail(e, "the snapshot's configuration is damaged");
     if (c->console_pfn >= c->nr_pages || c->store_pfn >= c->nr_pages)
         return fail(e, "the snapshot's console or xenstore page lies outside the guest");
-    return 0;
+    return check_net(&c->net, e);
 }
 
 static int read_fixed(struct snapshot_reader *r, enum snapshot_kind kind, void *out,

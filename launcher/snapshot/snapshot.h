@@ -23,6 +23,20 @@
 /* xenstore's state is small: a few hundred nodes at most. */
 #define SNAPSHOT_XENSTORE_MAX (16u << 20)
 
+/* The network card's link, as --net gave it: opened anew by a restore
+ * (its connections are not saved: the guest's are reset). */
+#define SNAPSHOT_NET_FORWARDS 16
+enum snapshot_net_kind { SNAPSHOT_NET_NONE, SNAPSHOT_NET_USER, SNAPSHOT_NET_TAP };
+struct snapshot_net {
+    uint32_t kind;                        /* enum snapshot_net_kind */
+    uint32_t nr_fwd;                      /* user: forwarded ports */
+    struct {
+        uint16_t host_port, guest_port;   /* both non-zero */
+        uint32_t udp;                     /* 0 or 1 */
+    } fwd[SNAPSHOT_NET_FORWARDS];
+    char tap[16];                         /* tap: its name, NUL-terminated */
+};
+
 struct snapshot_config {
     uint64_t nr_pages;        /* the guest's memory */
     uint64_t private_frames;  /* perch's, below the guest's */
@@ -36,6 +50,7 @@ struct snapshot_config {
     uint32_t tsc_native;      /* 1: the guest read the machine's TSC (run/guest_clock.h) */
     uint32_t nr_disks;        /* 0 to SNAPSHOT_DISKS_MAX */
     uint64_t tsc_at_save;     /* the TSC the guest read, at the save */
+    struct snapshot_net net;
 };
 
 /* A disk the guest had: which file, and as it was once the save had
