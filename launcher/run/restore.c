@@ -95,7 +95,8 @@ static int open_disks(struct launch *l, const struct options *o, struct error *e
     if (n > MAX_DISKS)
         return fail(e, "the snapshot has %u disks; perch takes %u", n, MAX_DISKS);
     if (given && o->nr_disks != n)
-        return fail(e, "the saved guest has %u disks; --disk gave %u", n, o->nr_disks);
+        return fail(e, "the saved guest has %u disk%s; --disk gave %u", n, n == 1 ? "" : "s",
+                    o->nr_disks);
     for (unsigned i = 0; i < n; i++)
         opts[i] = given ? o->disks[i]
                         : (struct disk_option){ l->snap.disks[i].path, l->snap.disks[i].readonly };

@@ -114,31 +114,61 @@ else
 fi
 
 # A disk: a loop appending numbered lines to a file on it, with sync,
-# saved mid-way and restored, leaves every line once and in order. The
-# disk changed after the save: the restore is refused.
-if command -v mke2fs >/dev/null; then
+# saved mid-way and restored, leaves every line once and in order; the
+# same with two vCPUs and a network card. The disk changed after the save:
+# the restore is refused; copies of it given with --disk: two restores of
+# one file at once, each finishing on its own copy.
+APPEND='mkdir -p /m && mount -t ext4 /dev/xvda /m && i=0; while [ $i -lt 40 ]; do echo "line $i" >> /m/log; sync; echo "wrote $i"; i=$((i+1)); sleep 0.1; done; umount /m; exit 7'
+# disk_log IMG OUT: the file the guest appended to, read off the image.
+disk_log() { debugfs -R "cat /log" "$1" >"$TMP/$2" 2>/dev/null; }
+# disk_case NAME ARGS...: the loop on a new disk, saved and restored.
+disk_case() {
+    local name=$1
+    shift
+    mke2fs -q -t ext4 -d "$TMP/empty" "$TMP/$name.img" 32M >/dev/null 2>&1
+    guest_start "$name" --name "sv_$name" --disk "$TMP/$name.img" "$@" -- sh -c "$APPEND"
+    if ! wait_line "$TMP/$name.out" '^wrote 5' 60; then
+        fail "snapshot/$name" "the guest never wrote: $(tail -c 300 "$TMP/$name.err")"
+        return 1
+    fi
+    perch_run "$name-save" save "sv_$name" "$TMP/$name.snap"
+    expect_status "$name-save" 0
+    eval "wait \$pid_$name"
+    cp "$TMP/$name.img" "$TMP/$name-at-save.img"
+    restore "${name}_back" "$TMP/$name.snap"
+    expect_status "${name}_back" 7
+    disk_log "$TMP/$name.img" "${name}_log.out"
+    lines_once_in_order "snapshot/$name/lines" "${name}_log.out"
+}
+if command -v mke2fs >/dev/null && command -v debugfs >/dev/null; then
     mkdir -p "$TMP/empty"
-    mke2fs -q -t ext4 -d "$TMP/empty" "$TMP/d.img" 32M >/dev/null 2>&1
-    APPEND='mkdir -p /m && mount -t ext4 /dev/xvda /m && i=0; while [ $i -lt 40 ]; do echo "line $i" >> /m/log; sync; echo "wrote $i"; i=$((i+1)); sleep 0.1; done; umount /m; exit 7'
-    guest_start disk --name sv_disk --disk "$TMP/d.img" -- sh -c "$APPEND"
-    if wait_line "$TMP/disk.out" '^wrote 5' 30; then
-        perch_run disk-save save sv_disk "$TMP/disk.snap"
-        expect_status disk-save 0
-        wait "$pid_disk"
-        cp "$TMP/d.img" "$TMP/d-at-save.img"
-        restore disk_back "$TMP/disk.snap"
-        expect_status disk_back 7
-        debugfs -R "cat /log" "$TMP/d.img" >"$TMP/disk_log.out" 2>/dev/null
-        lines_once_in_order snapshot/disk/lines disk_log.out
-        cp "$TMP/d-at-save.img" "$TMP/d.img"        # its time is now another
+    if disk_case disk; then
+        cp "$TMP/disk-at-save.img" "$TMP/disk.img"        # its time is now another
         restore disk_changed "$TMP/disk.snap"
         expect_status disk_changed 2
         expect_line disk_changed err 'changed since the save'
-    else
-        fail snapshot/disk "the guest never wrote: $(tail -c 300 "$TMP/disk.err")"
+        cp "$TMP/disk-at-save.img" "$TMP/copy1.img"
+        cp "$TMP/disk-at-save.img" "$TMP/copy2.img"
+        restore copy1 --disk "$TMP/copy1.img" "$TMP/disk.snap" & p1=$!
+        restore copy2 --disk "$TMP/copy2.img" "$TMP/disk.snap"
+        s2=$status
+        wait "$p1"; s1=$?
+        for c in 1:$s1 2:$s2; do
+            disk_log "$TMP/copy${c%%:*}.img" "copy${c%%:*}_log.out"
+            if [ "${c#*:}" -eq 7 ]; then pass "snapshot/copy${c%%:*}/finished"; else fail "snapshot/copy${c%%:*}/finished" "status ${c#*:}"; fi
+            lines_once_in_order "snapshot/copy${c%%:*}/lines" "copy${c%%:*}_log.out"
+        done
+        truncate -s 16M "$TMP/d-small.img"
+        restore copy_small --disk "$TMP/d-small.img" "$TMP/disk.snap"
+        expect_status copy_small 2
+        expect_line copy_small err 'is not like the saved guest'"'"'s'
+        restore copy_busy --disk "$TMP/copy1.img" --disk "$TMP/copy2.img" "$TMP/disk.snap"
+        expect_status copy_busy 2
+        expect_line copy_busy err 'the saved guest has 1 disk; --disk gave 2'
     fi
+    disk_case disk2net --cpus 2 --net user
 else
-    echo "SKIP snapshot/disk: no mke2fs (e2fsprogs)"
+    echo "SKIP snapshot/disk: no mke2fs or debugfs (e2fsprogs)"
 fi
 
 # A network card: the guest serves a page on a forwarded port; saved and

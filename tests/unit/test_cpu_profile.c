@@ -134,6 +134,24 @@ static void merge_keeps_identity_and_real_limits(void)
     CHECK(merged.xcr0 == 0xe7 && merged.misc_enable == 1 && merged.ucode_rev == cpu.ucode_rev);
 }
 
+/* perch restore on another CPU: a guest shown the Intel Xeon cannot go on
+ * on the AMD EPYC (AMX, PKU, its XCR0), but one shown the Xeon replayed on
+ * the EPYC can, and each CPU covers itself. */
+static void a_restore_needs_what_the_guest_was_shown(void)
+{
+    CHECK(cpu_profile_load(INTEL, &cpu, &e) == 0);
+    CHECK(cpu_profile_load(AMD, &other, &e) == 0);
+    CHECK(cpu_profile_covers(&cpu, &cpu, &e) == 0);
+    CHECK(cpu_profile_covers(&other, &other, &e) == 0);
+    CHECK(cpu_profile_covers(&other, &cpu, &e) == -1);
+    CHECK_CONTAINS(e.msg, "this CPU lacks features the guest was shown (CPUID leaf 0x");
+    cpu_profile_merge(&other, &cpu, &merged);
+    CHECK(cpu_profile_covers(&other, &merged, &e) == 0);
+    merged.xcr0 |= 1ull << 17;                            /* AMX's tile config */
+    CHECK(cpu_profile_covers(&other, &merged, &e) == -1);
+    CHECK_CONTAINS(e.msg, "XCR0 bits 0x20000");
+}
+
 /* This machine, as perch run describes it without a profile. */
 static void this_machine_reads(void)
 {
@@ -155,6 +173,7 @@ int main(void)
     RUN(write_then_parse);
     RUN(recorded_profiles_load);
     RUN(merge_keeps_identity_and_real_limits);
+    RUN(a_restore_needs_what_the_guest_was_shown);
     RUN(this_machine_reads);
     return check_exit_status();
 }
