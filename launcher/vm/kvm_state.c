@@ -132,9 +132,18 @@ static int check_sregs(const struct kvm_sregs *s, const struct kvm_state_expecte
                     s->gdt.base, s->idt.base, s->tr.base);
     if (s->apic_base != apic)
         return fail(e, "APIC base %#llx is not %#" PRIx64, s->apic_base, apic);
-    /* Ring 0 runs the Switcher's text alone. */
     if (!s->cs.l || (s->cs.dpl != 3 && s->cs.dpl != 0))
         return fail(e, "code segment (dpl %u, long %u) is not a 64-bit one", s->cs.dpl, s->cs.l);
+    return 0;
+}
+
+/* Ring 0 runs the Switcher's text alone: this vCPU's copy of it. */
+static int check_ring_0(const struct kvm_vcpu_state *st, unsigned cpu, struct error *e)
+{
+    uint64_t text = PERCH_CPU_VA(SW_CODE_VA, cpu);
+
+    if (st->sregs.cs.dpl == 0 && (st->regs.rip < text || st->regs.rip - text >= SW_CODE_MAX))
+        return fail(e, "ring 0 at rip %#llx, outside the Switcher", st->regs.rip);
     return 0;
 }
 
@@ -172,7 +181,8 @@ int kvm_vcpu_state_check(const struct kvm_vcpu_state *st, const struct kvm_state
     uint32_t apic_id;
 
     memcpy(&apic_id, st->lapic.regs + 0x20, sizeof(apic_id));
-    if (check_sregs(&st->sregs, x, &inner) || check_msrs(st, x, &inner))
+    if (check_sregs(&st->sregs, x, &inner) || check_ring_0(st, x->cpu, &inner) ||
+        check_msrs(st, x, &inner))
         return fail(e, "vCPU %u: %s", x->cpu, inner.msg);
     if (st->regs.rflags & ~(RFLAGS_ALLOWED | RFLAGS_FIXED1) || !(st->regs.rflags & RFLAGS_FIXED1))
         return fail(e, "vCPU %u: rflags %#llx no guest can hold", x->cpu, st->regs.rflags);

@@ -835,6 +835,7 @@ static void perch_states_pass(void)
 
         CHECK(kvm_vcpu_state_check(&st, &x, &e) == 0);
         st.sregs.cs.dpl = 0;             /* in the Switcher */
+        st.regs.rip = PERCH_CPU_VA(SW_CODE_VA, cpu) + 0x40;
         st.sregs.idt.base = PERCH_CPU_VA(SW_HALT_IDT_VA, cpu);
         st.mp_state.mp_state = KVM_MP_STATE_HALTED;
         st.regs.rflags = 0x246 | (1ull << 18);
@@ -870,6 +871,9 @@ static void strange_states_refused(void)
     REFUSED(0, st.sregs.apic_base += 0xfee00000, "APIC base");
     REFUSED(0, st.sregs.cs.l = 0, "code segment (dpl 3, long 0)");
     REFUSED(0, st.sregs.cs.dpl = 1, "code segment (dpl 1, long 1)");
+    REFUSED(0, st.sregs.cs.dpl = 0, "ring 0 at rip");
+    REFUSED(1, { st.sregs.cs.dpl = 0; st.regs.rip = PERCH_CPU_VA(SW_CODE_VA, 0); },
+            "outside the Switcher");
     REFUSED(0, st.regs.rflags |= 0x3000, "rflags 0x3202 no guest can hold");
     REFUSED(0, st.regs.rflags |= 1ull << 17, "rflags 0x20202 no guest can hold");
     REFUSED(0, st.regs.rflags = 0x200, "rflags 0x200");
