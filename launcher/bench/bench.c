@@ -9,6 +9,7 @@
  * report.
  */
 #include "bench.h"
+#include "bench_set.h"
 #include "bench_seeds.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* `perch bench`'s temporary folder: the embedded perchbench to run
  * natively, busybox for the native work group, QEMU's initrd; one folder,
  * so one removal cleans up whatever the run made. */
-#include "bench.h"
+#include "bench_set.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * DIR and not $TMPDIR: a tmpfs (many systems' /tmp) is RAM, not a disk;
  * the table names the file system all the same.
  */
-#include "bench.h"
+#include "bench_set.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
  * is read as a serial console (the guest's exit status and marks taken
  * out as perch's console does); the run's checks and messages are the
  * same for both, named after the side. */
-#include "bench.h"
+#include "bench_set.h"
 
 #include <sys/wait.h>
 

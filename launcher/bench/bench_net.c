@@ -5,7 +5,7 @@
  * to the benchmark through that port: natively perchbench listens there
  * itself, in perch and QEMU the port is forwarded to the guest's.
  */
-#include "bench.h"
+#include "bench_set.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -2,19 +2,12 @@
  * into what perch knows: `perchbench list`'s lines into the benchmarks,
  * and one run's output (perch's console or QEMU's serial port) into its
  * results, line by line and mark by mark, with progress shown. */
-#include "bench.h"
+#include "bench_set.h"
+#include "../base/clock.h"
 
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static unsigned long long monotonic_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* ---- progress on stderr: in place on a terminal, lines otherwise ------- */
 
@@ -193,7 +186,7 @@ void bench_capture_start(struct bench_capture *c, struct bench_set *set,
     c->set = set;
     c->res = res;
     snprintf(c->progress, sizeof(c->progress), "%s", progress);
-    c->start_ns = monotonic_ns();
+    c->start_ns = clock_ns(CLOCK_MONOTONIC);
 }
 
 void bench_capture_bytes(void *arg, const uint8_t *p, size_t n)
@@ -221,7 +214,7 @@ static void boot_done(struct bench_capture *c)
     if (b->have)
         return;
     b->have = true;
-    b->median = b->min = b->max = (double)(monotonic_ns() - c->start_ns);
+    b->median = b->min = b->max = (double)(clock_ns(CLOCK_MONOTONIC) - c->start_ns);
     b->ops = 1;
     bench_progress(c->progress, "booted");
 }

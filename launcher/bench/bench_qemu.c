@@ -9,7 +9,7 @@
  * (the initramfs's /init brings it up by DHCP, as it does perch's); and
  * in the initramfs the kernel package's virtio drivers, which Debian's
  * cloud kernel builds as modules. */
-#include "bench.h"
+#include "bench_set.h"
 
 #include <string.h>
 

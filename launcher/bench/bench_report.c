@@ -11,7 +11,7 @@
  * side's vCPUs (--cpus N) are a line of the table, bench.csv's cpus (and
  * vs_cpus) column and bench.json's cpus (and vs_cpus) field.
  */
-#include "bench.h"
+#include "bench_set.h"
 
 #include <errno.h>
 #include <stdlib.h>

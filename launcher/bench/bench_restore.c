@@ -7,7 +7,8 @@
  * it, takes the first byte, and stops it. The figure includes up to 10 ms
  * of the guest's own sleep.
  */
-#include "bench.h"
+#include "bench_set.h"
+#include "../base/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,14 +21,6 @@
 #include <unistd.h>
 
 #define FIRST_OUTPUT_MS 60000
-
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
 
 /* This perch, argv[1..], its stdout into *out (a pipe), its stderr into
  * the file err (for the reason, should it fail), its stdin empty. */
@@ -150,7 +143,7 @@ int bench_restore_once(const struct bench_restore *r, struct bench_result *res,
                        struct error *e)
 {
     char *restore[] = { "perch", "restore", (char *)r->file, NULL };
-    uint64_t start = now_ns();
+    uint64_t start = clock_ns(CLOCK_MONOTONIC);
     char line[256];
     int out;
     pid_t pid = spawn(restore, &out, r->err, e);
@@ -159,7 +152,7 @@ int bench_restore_once(const struct bench_restore *r, struct bench_result *res,
     if (pid < 0)
         return -1;
     came = !wait_output(out, NULL);
-    res->median = res->min = res->max = (double)(now_ns() - start);
+    res->median = res->min = res->max = (double)(clock_ns(CLOCK_MONOTONIC) - start);
     end(pid, out, true);
     if (!came)
         return fail(e, "restore row: the restored guest printed nothing: %s",

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "bench.h"
+#include "bench_set.h"
 
 #define SEED_ROWS 5
 

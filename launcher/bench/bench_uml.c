@@ -17,7 +17,7 @@
  * it can be written, as UML itself prefers, else the run's own folder.
  * /init's poweroff ends UML; its helper processes, which outlive it when
  * it is killed, end with it (program_run_watched). */
-#include "bench.h"
+#include "bench_set.h"
 
 #include <string.h>
 #include <unistd.h>

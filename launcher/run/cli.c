@@ -324,6 +324,16 @@ void cli_note_cpus(const struct options *o)
 
 /* FILE or FILE,ro: the flag after the last comma, so a name may hold
  * commas as long as it then ends in ",ro". */
+/* --name NAME, for perch run and perch restore. */
+static int take_name(const char *name, struct options *o, struct error *e)
+{
+    if (!control_name_ok(name))
+        return fail(e, "--name '%s' is not 1 to %d letters, digits, '.', '_' "
+                       "or '-' (and not all digits)", name, CONTROL_NAME_MAX);
+    o->name = name;
+    return 0;
+}
+
 static int parse_disk(const char *s, struct options *o, struct error *e)
 {
     const char *comma = strrchr(s, ',');
@@ -540,10 +550,8 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'n': if (net_option_parse(optarg, &o->net, e)) return -1; break;
         case 's': o->stats = true; break;
         case 'A':
-            if (!control_name_ok(optarg))
-                return fail(e, "--name '%s' is not 1 to %d letters, digits, '.', '_' "
-                               "or '-' (and not all digits)", optarg, CONTROL_NAME_MAX);
-            o->name = optarg;
+            if (take_name(optarg, o, e))
+                return -1;
             break;
         case 'C': o->stats_cpu = true; break;
         case 'S': o->strict = true; break;
@@ -628,8 +636,10 @@ static int parse_restore(int argc, char **argv, struct options *o, struct error 
             o->stats = true;
         else if (!strcmp(argv[at], "--no-sandbox"))
             o->no_sandbox = true;
-        else if (!strcmp(argv[at], "--name") && valued && !o->name)
-            o->name = argv[++at];
+        else if (!strcmp(argv[at], "--name") && valued && !o->name) {
+            if (take_name(argv[++at], o, e))
+                return -1;
+        }
         else if (!strcmp(argv[at], "--disk") && valued) {
             if (parse_disk(argv[++at], o, e))
                 return -1;
@@ -644,9 +654,6 @@ static int parse_restore(int argc, char **argv, struct options *o, struct error 
     }
     if (!o->restore || !o->restore[0])
         return fail(e, "perch restore needs the FILE perch save wrote");
-    if (o->name && !control_name_ok(o->name))
-        return fail(e, "--name '%s' is not 1 to %d letters, digits, '.', '_' "
-                       "or '-' (and not all digits)", o->name, CONTROL_NAME_MAX);
     return 0;
 }
 

@@ -10,6 +10,7 @@
  *   5. run until the guest ends, one thread per vCPU, then report.
  */
 #include "launch_state.h"
+#include "../base/clock.h"
 #include "../control/control_server.h"
 
 #include <pthread.h>
@@ -17,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -162,23 +162,6 @@ bad_kernel:
 }
 
 
-/* The guest's memory is anonymous and reserved lazily (MAP_NORESERVE), but
- * a guest given more than the host has would be killed when it used it:
- * refused here, naming the host's figure. */
-int check_host_memory(uint64_t mib, struct error *e)
-{
-    struct sysinfo si;
-    uint64_t host_mib;
-
-    if (sysinfo(&si))
-        return 0;
-    host_mib = (uint64_t)si.totalram * si.mem_unit >> 20;
-    if (mib > host_mib)
-        return fail(e, "--mem %lu MiB is more than this host's memory (%lu MiB)", mib,
-                     host_mib);
-    return 0;
-}
-
 static int build_memory(struct launch *l, const struct options *o, struct error *e)
 {
     uint64_t nr_pages = o->mem_mib << (20 - PAGE_SHIFT);
@@ -195,7 +178,7 @@ static int build_memory(struct launch *l, const struct options *o, struct error 
         .store_evtchn = PERCH_XENSTORE_PORT,
     };
 
-    if (check_host_memory(o->mem_mib, e))
+    if (guest_memory_fits_host(o->mem_mib, e))
         return -1;
     if (guest_memory_init(&l->gm, hole_private_frames(nr_pages, l->nr_cpus), nr_pages))
         return fail(e, "cannot reserve %lu MiB for the guest", o->mem_mib);
@@ -338,7 +321,7 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
         return -1;
     /* The guest's TSC starts near 0 with the vCPU: wall clock at TSC 0. */
     l->hole.shared->boot.tsc_khz = kvm_tsc_khz(&l->vm);
-    l->hole.shared->boot.wallclock_ns = now.tv_sec * 1000000000ull + now.tv_nsec;
+    l->hole.shared->boot.wallclock_ns = timespec_ns(now);
     for (unsigned cpu = 0; cpu < l->nr_cpus; cpu++)
         if (boot_vcpu(l, cpu, e))
             return -1;
@@ -380,8 +363,6 @@ static void prepare_save(struct launch *l, const struct options *o)
         .console_pfn = l->layout.console_pfn, .store_pfn = l->layout.store_pfn,
         .net = saved_net(&o->net),
     };
-    l->save.disks = l->disks;
-    l->save.nr_disks = l->nr_disks;
     if (l->has_gdb)
         l->save.cannot = "perch save cannot save a guest under --gdb";
 }
@@ -575,6 +556,8 @@ static void save_ready(struct run_phase *p)
     s->vm = &p->l->vm;
     s->gm = &p->l->gm;
     s->hole = &p->l->hole;
+    s->disks = p->l->disks;
+    s->nr_disks = p->l->nr_disks;
     s->devices = p->l->devices;
     s->console_doorbell_fd = p->l->doorbell_fd;
     s->threads[0] = pthread_self();

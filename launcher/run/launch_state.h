@@ -64,7 +64,4 @@ struct launch {
  * perch's or another CPU's), STATUS_ERROR for perch's own failure. */
 int restore_vm(struct launch *l, const struct options *o, struct error *e);
 
-/* The host has memory enough for a guest of mib MiB: 0, or -1 with e. */
-int check_host_memory(uint64_t mib, struct error *e);
-
 #endif

@@ -9,6 +9,7 @@
  * have given it, all before any vCPU runs.
  */
 #include "launch_state.h"
+#include "../base/clock.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -34,7 +35,7 @@ static int prepare_memory(void *arg, const struct snapshot_config *c,
     if (c->private_frames != hole_private_frames(c->nr_pages, c->nr_cpus))
         return fail(e, "the snapshot's memory layout is not perch's for %" PRIu64 " MiB on "
                        "%u vCPUs", c->nr_pages >> (20 - PAGE_SHIFT), c->nr_cpus);
-    if (check_host_memory(c->nr_pages >> (20 - PAGE_SHIFT), e))
+    if (guest_memory_fits_host(c->nr_pages >> (20 - PAGE_SHIFT), e))
         return -1;
     if (guest_memory_init(&l->gm, c->private_frames, c->nr_pages))
         return fail(e, "cannot reserve %" PRIu64 " MiB for the guest",
@@ -76,9 +77,8 @@ static int check_disk(const struct disk *d, const struct snapshot_disk *saved, b
     if (given && ((uint64_t)st.st_size != saved->bytes || d->readonly != saved->readonly))
         return fail(e, "--disk %s is not like the saved guest's %s (%" PRIu64 " bytes%s)",
                     d->path, saved->path, saved->bytes, saved->readonly ? ", read-only" : "");
-    if (!given && ((uint64_t)st.st_size != saved->bytes ||
-                   (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec !=
-                       saved->mtime_ns))
+    if (!given &&
+        ((uint64_t)st.st_size != saved->bytes || timespec_ns(st.st_mtim) != saved->mtime_ns))
         return fail(e, "%s changed since the save (its size or its time): the "
                        "guest's view of it would not match", saved->path);
     return 0;
@@ -204,7 +204,5 @@ int restore_vm(struct launch *l, const struct options *o, struct error *e)
     l->restored = true;
     l->save.config = *c;
     l->save.config.saved_at_ns = 0;
-    l->save.disks = l->disks;
-    l->save.nr_disks = l->nr_disks;
     return 0;
 }

@@ -1,5 +1,6 @@
 /* `perch save`: hold the guest still, write it, let it go (save.h). */
 #include "save.h"
+#include "../base/clock.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -28,8 +29,9 @@ static void wake_all(struct save_source *s)
 
     for (unsigned i = 0; i < s->config.nr_cpus; i++)
         confined_thread_stop_vcpu(&s->vm->vcpus[i].run->immediate_exit, s->threads[i]);
-    if (write(s->console_doorbell_fd, &one, sizeof(one)) < 0)
-        return;                          /* it can only be full: it wakes anyway */
+    if (write(s->console_doorbell_fd, &one, sizeof(one)) < 0) {
+        /* it can only be full: the console wakes anyway */
+    }
     devices_wake(s->devices);
 }
 
@@ -50,7 +52,7 @@ static int describe_disks(struct save_source *s, struct snapshot *snap, struct e
             return fail(e, "cannot name %s for the snapshot", d->path);
         strcpy(out->path, path);
         out->bytes = (uint64_t)st.st_size;
-        out->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+        out->mtime_ns = timespec_ns(st.st_mtim);
         out->readonly = d->readonly;
     }
     snap->config.nr_disks = s->nr_disks;
@@ -91,11 +93,9 @@ static int hold_whole(struct save_source *s, struct kvm_vcpu_state *vcpus, struc
 /* With every thread held: the vCPUs, xenstore and memory into f. */
 static int write_held(struct save_source *s, struct snapshot *snap, FILE *f, struct error *e)
 {
-    struct timespec now;
     bool native;
 
-    clock_gettime(CLOCK_REALTIME, &now);
-    snap->config.saved_at_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+    snap->config.saved_at_ns = clock_ns(CLOCK_REALTIME);
     snap->config.tsc_at_save = guest_clock_at_save(
         s->hole->shared, s->gm, s->hole->shared_info_mfn * PAGE_SIZE,
         kvm_vcpu_state_tsc(&snap->vcpus[0]), &native);

@@ -3,8 +3,23 @@
 
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 
 #include "../../abi/xen/xen.h"
+
+int guest_memory_fits_host(uint64_t mib, struct error *e)
+{
+    struct sysinfo si;
+    uint64_t host_mib;
+
+    if (sysinfo(&si))
+        return 0;
+    host_mib = (uint64_t)si.totalram * si.mem_unit >> 20;
+    if (mib > host_mib)
+        return fail(e, "--mem %lu MiB is more than this host's memory (%lu MiB)", mib,
+                    host_mib);
+    return 0;
+}
 
 int guest_memory_init(struct guest_memory *gm, uint64_t private_frames,
                       uint64_t nr_pages)

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/error.h"
+
 #define PAGE_SIZE 4096ull
 #define PAGE_SHIFT 12
 
@@ -24,6 +26,11 @@ struct guest_memory {
     uint64_t nr_pages;        /* pages the guest owns */
     uint64_t next_private;    /* next free perch-private frame */
 };
+
+/* The memory is anonymous and reserved lazily (MAP_NORESERVE), but a
+ * guest given more than the host has would be killed when it used it:
+ * 0 if mib MiB fit the host, else -1 with e naming the host's figure. */
+int guest_memory_fits_host(uint64_t mib, struct error *e);
 
 /* Map `bytes` of anonymous memory: `private_frames` for perch, then
  * `nr_pages` for the guest. Returns -1 with errno set on failure. */

@@ -1,7 +1,7 @@
 /* libFuzzer harness of perch bench's output parser (launcher/bench/bench_parse.c), console and serial. */
 #include "fuzz.h"
 
-#include "../../launcher/bench/bench.h"
+#include "../../launcher/bench/bench_set.h"
 
 static struct bench_set set;
 static struct bench_result res[BENCH_SLOTS];

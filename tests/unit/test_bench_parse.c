@@ -13,7 +13,7 @@
 
 #include "check.h"
 
-#include "../../launcher/bench/bench.h"
+#include "../../launcher/bench/bench_set.h"
 
 #define MARK(n, w) "\033]perch-mark;" n ";" w "\007"
 #define EXIT(n) "\033]perch-exit;" n "\007"

@@ -10,7 +10,7 @@
 
 #include "check.h"
 
-#include "../../launcher/bench/bench.h"
+#include "../../launcher/bench/bench_set.h"
 
 static void drive_names_a_raw_virtio_disk(void)
 {

@@ -14,7 +14,7 @@
 
 #include "check.h"
 
-#include "../../launcher/bench/bench.h"
+#include "../../launcher/bench/bench_set.h"
 
 static struct bench_set set;
 static char dir[] = "/tmp/perch-test-bench-report-XXXXXX";

@@ -13,7 +13,7 @@
 
 #include "check.h"
 
-#include "../../launcher/bench/bench.h"
+#include "../../launcher/bench/bench_set.h"
 #include "../../launcher/bench/bench_seeds.h"
 
 static struct bench_set set;

@@ -9,7 +9,7 @@
 
 #include "check.h"
 
-#include "../../launcher/bench/bench.h"
+#include "../../launcher/bench/bench_set.h"
 
 /* The word in argv that starts with prefix, or NULL. */
 static const char *starting(char *const *argv, const char *prefix)
