@@ -628,6 +628,7 @@ struct perch_shared {
         uint64_t direct_calls;         /* hypercalls and irets without a trap */
         uint64_t lock_waits;           /* entries that found the Host lock held */
         uint64_t lock_wait_cycles;     /* TSC cycles spent waiting for it */
+        uint64_t apic_stores;          /* its stores to the local APIC (KVM emulates each) */
     } vcpu_stats[PERCH_MAX_VCPUS];
 
     /* Each vCPU's steal-time area, KVM's struct kvm_steal_time: the

@@ -657,6 +657,11 @@ static int parse_restore(int argc, char **argv, struct options *o, struct error 
     return 0;
 }
 
+static bool is_help(const char *arg)
+{
+    return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
 int cli_parse(int argc, char **argv, struct options *o, struct error *e)
 {
     memset(o, 0, sizeof(*o));
@@ -664,8 +669,8 @@ int cli_parse(int argc, char **argv, struct options *o, struct error *e)
     o->cpus = 1;
     if (argc < 2)
         return fail(e, "no command given");
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-        !strcmp(argv[1], "help")) {
+    /* `perch --help`, and --help or -h right after any command. */
+    if (is_help(argv[1]) || !strcmp(argv[1], "help") || (argc > 2 && is_help(argv[2]))) {
         o->command = CMD_HELP;
         return 0;
     }

@@ -226,8 +226,20 @@ static void print_vcpus(FILE *out, const struct perch_shared *shared,
     }
 }
 
+/* The Host's stores to the local APIC, all vCPUs: the MMIO part of KVM's
+ * emulated faults. */
+static uint64_t apic_stores(const struct perch_shared *shared, unsigned nr_vcpus)
+{
+    const volatile struct perch_shared *sh = shared;
+    uint64_t sum = 0;
+
+    for (unsigned i = 0; i < nr_vcpus && i < PERCH_MAX_VCPUS; i++)
+        sum += sh->vcpu_stats[i].apic_stores;
+    return sum;
+}
+
 /* What the machine's hypervisor counted: every trap, perch's or not. */
-static void print_kvm(FILE *out, const struct kvm_vm *vm)
+static void print_kvm(FILE *out, const struct perch_shared *shared, const struct kvm_vm *vm)
 {
     static const char *const shown[KVM_COUNTS] = {
         [KVM_COUNT_EXITS] = "exits into KVM (traps)",
@@ -247,8 +259,12 @@ static void print_kvm(FILE *out, const struct kvm_vm *vm)
         return;
     }
     fprintf(out, "  the machine's hypervisor (KVM's own counts, all vCPUs):\n");
-    for (unsigned c = 0; c < KVM_COUNTS; c++)
+    for (unsigned c = 0; c < KVM_COUNTS; c++) {
         fprintf(out, "    %-28s %12" PRIu64 "\n", shown[c], n[c]);
+        if (c == KVM_COUNT_PF_EMULATE)
+            fprintf(out, "    %-28s %12" PRIu64 "\n", "    of them Host APIC stores",
+                    apic_stores(shared, vm->nr_vcpus));
+    }
 }
 
 void stats_print(FILE *out, const struct perch_shared *shared,
@@ -262,7 +278,7 @@ void stats_print(FILE *out, const struct perch_shared *shared,
     print_vcpus(out, shared, run, vm->nr_vcpus);
     print_exits(out, run);
     print_balloon(out, shared, run);
-    print_kvm(out, vm);
+    print_kvm(out, shared, vm);
 }
 
 static const char *const patch_state_names[PERCH_PATCH_STATES] = {

@@ -3,7 +3,8 @@
 . tests/cli/helpers.bash
 
 # --- help and version ---
-for args in --help -h help "run --help"; do
+for args in --help -h help "run --help" "bench --help" "bench -h" "save --help" "restore -h" \
+    "image --help" "cpu --help" "list --help" "shutdown --help" "mem-set --help"; do
     name=help_${args// /_}
     perch_run "$name" $args
     expect_status "$name" 0

@@ -14,7 +14,7 @@ ops() { grep -a '^perchbench pipe ' "$TMP/$1.out" | grep -o 'ops [0-9]*' | cut -
 
 guest_run short 120 --stats -- /bin/perchbench --samples 3 --min-ms 1 pipe
 expect_status short 0
-guest_run long 120 --stats -- /bin/perchbench --samples 3 --min-ms 100 pipe
+guest_run long 120 --stats -- /bin/perchbench --samples 3 --min-ms 300 pipe
 expect_status long 0
 
 if grep -q "KVM keeps no statistics" "$TMP/long.err"; then
@@ -28,16 +28,21 @@ if [ "$n" -gt 100 ]; then pass traps/pipe_ops; else fail traps/pipe_ops "only $n
 per_switch() { echo $(( ($(count long "$1") - $(count short "$1")) * 100 / n )); }
 visits() { sed -n '/Switcher visits/,/total/s/^ *total *\([0-9]*\)$/\1/p' "$TMP/$1.err"; }
 
-# KVM's count of emulated faults holds MMIO stores too: with several vCPUs
-# (make test-cpus) a switch wakes the other vCPU with an IPI, two stores
-# to the local APIC, so only one vCPU shows the table writes alone.
+# KVM's count of emulated faults holds MMIO stores too: the local APIC's
+# (each timer tick's EOI and re-arming, and with several vCPUs the IPI that
+# wakes the other), which come with time, not with switches. The Host
+# counts its own APIC stores; what is left are table writes.
+# With several vCPUs (make test-cpus) KVM counts about half a fault a
+# switch more than the Host's stores (its IPIs' part; perf's
+# kvm_emulate_insn shows no table write), so the check is for one vCPU.
 emulated=$(per_switch 'emulated (tables, MMIO)')
+apic=$(per_switch 'of them Host APIC stores')
 if [ "${PERCH_CPUS:-1}" -gt 1 ]; then
-    echo "SKIP traps/no_table_write_per_switch: $emulated/100 emulated faults a switch on ${PERCH_CPUS} vCPUs, IPIs' APIC stores among them"
-elif [ "$emulated" -lt 50 ]; then
+    echo "SKIP traps/no_table_write_per_switch: $emulated/100 emulated faults a switch on ${PERCH_CPUS} vCPUs, $apic/100 of them the Host's APIC stores"
+elif [ $((emulated - apic)) -lt 50 ]; then
     pass traps/no_table_write_per_switch
 else
-    fail traps/no_table_write_per_switch "$emulated/100 emulated table writes a switch"
+    fail traps/no_table_write_per_switch "$((emulated - apic))/100 emulated table writes a switch ($emulated/100 emulated faults, $apic/100 of them APIC stores)"
 fi
 exits=$(per_switch 'exits into KVM (traps)')
 visits=$(( ($(visits long) - $(visits short)) * 100 / n ))
