@@ -26,24 +26,3 @@ uint64_t guest_gs_base(void)
 {
     return current->in_kernel ? current->gs_base_kernel : current->gs_base_user;
 }
-
-void guest_enter_kernel(void)
-{
-    if (current->in_kernel)
-        return;
-    current->in_kernel = true;
-    env_write_gs_base(current->gs_base_kernel);
-}
-
-void guest_enter_user(void)
-{
-    if (!current->in_kernel)
-        return;
-    current->in_kernel = false;
-    env_write_gs_base(current->gs_base_user);
-}
-
-void guest_arrived_from_user(void)
-{
-    current->loaded_cr3 = current->kernel_cr3;
-}

@@ -8,11 +8,6 @@
 #include "host.h"
 #include "vcpu.h"
 
-/* Switch guest mode (and the GS base with it); the matching address space
- * is loaded on the way out. */
-void guest_enter_kernel(void);
-void guest_enter_user(void);
-
 /* The GS base of the mode the guest is in (kernel or user). */
 uint64_t guest_gs_base(void);
 
@@ -21,8 +16,5 @@ void guest_mode_start(uint64_t kernel_cr3, bool isolation_off);
 
 /* Make the guest kernel's new base pointer the one the Switcher loads. */
 void guest_set_kernel_cr3(uint64_t cr3);
-
-/* An event from a user view has brought the kernel CR3 with it. */
-void guest_arrived_from_user(void);
 
 #endif

@@ -65,7 +65,7 @@ _Noreturn void syscall_from_exception(struct cpu_regs *regs);
 
 /* The direct entry (host/cpu/direct_calls.h): host_direct_call from
  * host/env/entry.S; direct_call_from_exception when the entry's `ud2`
- * brought it, the Host entered already (host/entry/direct_call.c). */
+ * brought it, the Host entered already (host/entry/hypercall.c). */
 _Noreturn void host_direct_call(struct cpu_regs *regs);
 _Noreturn void direct_call_from_exception(struct cpu_regs *regs);
 

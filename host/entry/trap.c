@@ -11,7 +11,6 @@
  */
 #include "../core/stats.h"
 #include "../events/backend.h"
-#include "bounce.h"
 #include "../cpu/emulate.h"
 #include "../core/entry.h"
 #include "../core/env.h"
@@ -331,7 +330,7 @@ void host_trap_user(struct cpu_regs *regs)
     host_enter();
     /* tour syscall.4: an int3 at LSTAR + 1 is a guest-user `syscall` */
     regs->rax = env_user_rax();
-    guest_arrived_from_user();
+    current->loaded_cr3 = current->kernel_cr3;   /* the stub loaded it */
     if (regs->vector >= 32)
         guest_resume_needs_interrupts_on();
     if (regs->vector == 3 && env_syscall_entry_offset(regs->rip - 1) == 0) {

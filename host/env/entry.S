@@ -110,7 +110,7 @@ syscall_common:
  * guest's rsp meanwhile: Linux keeps no red zone there, and nothing else
  * writes there while the Host runs. No match: the `ud2`, whose #UD comes on
  * the vCPU's own IST page, and the Host serves the call from there.
- * host/entry/direct_call.c takes the rest from the guest's stack.
+ * host/entry/hypercall.c takes the rest from the guest's stack.
  */
     .global host_direct_entry, host_direct_entry_unsure
 host_direct_entry:

@@ -1,5 +1,5 @@
 /*
- * Unit tests of direct calls (host/cpu/direct_calls.c, host/entry/direct_call.c):
+ * Unit tests of direct calls (host/cpu/direct_calls.c, host/entry/hypercall.c):
  * Linux's xen_hypercall_pv and xen_iret are patched into jumps to the Host
  * only when their bytes are exactly Linux's; a hypercall through the patch
  * returns to its caller with every register but rax kept; an iret through

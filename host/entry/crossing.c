@@ -1,14 +1,35 @@
 /*
- * The iret hypercall: how the guest kernel returns from its handlers, to
- * itself or to guest user mode. It never returns to its caller: the frame
- * the guest pushed (rax, r11, rcx, flags, rip, cs, rflags, rsp, ss) becomes
- * the vCPU's state.
+ * The crossings between guest user and guest kernel. In: a guest-user
+ * system call, from the user view's int3 at LSTAR (trap.c) or, without
+ * isolation, at the Host's syscall entry (hypercall.c), bounced to the
+ * kernel's syscall callback. Out: the iret hypercall, by which the guest
+ * kernel returns from its handlers, to itself or to guest user mode. It
+ * never returns to its caller: the frame the guest pushed (rax, r11, rcx,
+ * flags, rip, cs, rflags, rsp, ss) becomes the vCPU's state.
  */
-#include "bounce.h"
 #include "../core/host.h"
+#include "../core/stats.h"
 #include "../core/vcpu.h"
-#include "../core/guest_mode.h"
+#include "../core/where.h"
 #include "guest_resume.h"
+
+/* A guest-user `syscall`: to the kernel's syscall callback, with the frame
+ * Xen builds (rip and rflags as the syscall instruction left them in rcx
+ * and r11), DF cleared as the PV ABI says. */
+_Noreturn void user_syscall(struct cpu_regs *regs)
+{
+    vcpu_stats()->user_syscalls++;
+    /* tour syscall.5: Xen's frame on the kernel stack, the kernel's syscall callback next */
+    regs->rip = regs->rcx;
+    regs->rflags = regs->r11;
+    where_entered(regs);
+    if (bounce_to_guest(regs, current->syscall_callback,
+                        current->syscall_disables_events ? BOUNCE_DISABLE_EVENTS : 0, 0))
+        host_fatal("guest user made a system call at rip %lx, but the kernel "
+                   "has no syscall callback or a usable stack", regs->rip);
+    regs->rflags &= ~(1ull << 10);
+    guest_resume(regs);
+}
 
 _Noreturn void do_iret(struct cpu_regs *regs)
 {
