@@ -108,3 +108,51 @@ make_avx_disk() {
 host_runs_avx512() {
     grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo
 }
+
+# For the scripts of hostile guests (hostile.sh, smp_hostile.sh), which set
+# HOSTILE (the guest's ELF) and TAG (on every command line, so that
+# no_leftover finds what a run left behind).
+
+# hrun NAME ATTACK [PERCH_OPTIONS...]: one boot under `timeout 60` (KILL 10 s
+# later if perch ignores the TERM). Sets $status, fills $TMP/NAME.{out,err}.
+hrun() {
+    local name=$1 attack=$2
+    shift 2
+    # The subshell keeps bash's "Killed" job notice out of the output.
+    (timeout -k 10 60 "$PERCH" run "$@" --cmdline "attack=$attack tag=$TAG-$name" \
+        "$HOSTILE" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null; exit $?) 2>/dev/null
+    status=$?
+}
+
+# no_leftover NAME: no process still carries this run's tag.
+no_leftover() {
+    local left
+    left=$(pgrep -f -- "tag=$TAG-$1( |\$)")
+    if [ -z "$left" ]; then
+        pass "$1/no_leftover_process"
+    else
+        fail "$1/no_leftover_process" "still running: $(ps -o pid=,args= -p "$(echo $left | tr ' ' ',')")"
+        kill -KILL $left 2>/dev/null
+    fi
+}
+
+# sole_line NAME: stderr is exactly one line, "perch: ...", printable ASCII,
+# bounded.
+sole_line() {
+    local f="$TMP/$1.err"
+    if [ "$(wc -l <"$f")" -eq 1 ] && grep -q '^perch: ' "$f" &&
+       ! LC_ALL=C grep -q '[^ -~]' "$f" && [ "$(wc -c <"$f")" -le 300 ]; then
+        pass "$1/one_line"
+    else
+        fail "$1/one_line" "stderr was ($(wc -l <"$f") lines): $(head -c 300 "$f" | cat -v)"
+    fi
+}
+
+# no_line NAME FILE REGEX: no line of $TMP/NAME.FILE matches.
+no_line() {
+    if grep -aEq -- "$3" "$TMP/$1.$2"; then
+        fail "$1/$2 !~ $3" "found: $(grep -aE -- "$3" "$TMP/$1.$2" | head -c 300)"
+    else
+        pass "$1/$2 !~ $3"
+    fi
+}

@@ -763,10 +763,7 @@ static void attack_release_count(const char *name)
 
 /* ---- Dispatch ------------------------------------------------------------ */
 
-static const struct {
-    const char *name;
-    void (*fn)(const char *name);
-} attacks[] = {
+static const struct rt_case attacks[] = {
     { "console_prod", attack_console_prod },
     { "console_prod_4097", attack_console_prod_4097 },
     { "console_prod_max", attack_console_prod_max },
@@ -825,7 +822,7 @@ static const struct {
 
 void guest_main(const struct start_info *si)
 {
-    const char *which = cmdline_get(si, "attack");
+    const struct rt_case *attack;
 
     start = si;
     sh = (volatile struct perch_shared *)header->shared_page;
@@ -834,18 +831,10 @@ void guest_main(const struct start_info *si)
                   (unsigned long)HOST_IMAGE_VA, (unsigned long)header->magic);
         return;
     }
-    if (!which) {
-        test_fail("attack", "no attack=NAME on the command line");
+    attack = rt_case_chosen(si, "attack", attacks, sizeof(attacks) / sizeof(attacks[0]));
+    if (!attack)
         return;
-    }
-    for (size_t i = 0; i < sizeof(attacks) / sizeof(attacks[0]); i++) {
-        if (strcmp(which, attacks[i].name))
-            continue;
-        printk("hostile: attack %s (shared page %#lx, LSTAR %#lx)\n", which,
-               (unsigned long)header->shared_page,
-               (unsigned long)header->syscall_entry);
-        attacks[i].fn(which);
-        return;
-    }
-    test_fail("attack", "unknown attack=%s", which);
+    printk("hostile: attack %s (shared page %#lx, LSTAR %#lx)\n", attack->name,
+           (unsigned long)header->shared_page, (unsigned long)header->syscall_entry);
+    attack->fn(attack->name);
 }

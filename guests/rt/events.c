@@ -3,14 +3,14 @@
 
 #include "../../abi/xen/callback.h"
 #include "rt.h"
+#include "smp.h"
 
 #define PTE_KERNEL_RW (PTE_P | PTE_RW | PTE_US | PTE_A | PTE_D)
 #define BARRIER()     __asm__ volatile("" ::: "memory")
 
 static uint8_t shinfo_window[4096] __attribute__((aligned(4096)));
 volatile struct shared_info *rt_shared_info;
-volatile struct vcpu_info *rt_vcpu_info;
-static uint32_t timer_port;
+static uint32_t timer_port[RT_MAX_CPUS];   /* each vCPU's VIRQ_TIMER */
 
 /* Ports that fired, one bit each; set by rt_upcall, cleared by takers. */
 static volatile uint64_t fired[EVTCHN_2L_NR_CHANNELS / 64];
@@ -42,6 +42,11 @@ long rt_evtchn_alloc_unbound(domid_t remote, uint32_t *port)
     return rc;
 }
 
+volatile struct vcpu_info *rt_vcpu_info(void)
+{
+    return &rt_shared_info->vcpu_info[rt_cpu_id()];
+}
+
 bool rt_event_take(uint32_t port)
 {
     uint64_t bit = 1ull << (port % 64);
@@ -55,12 +60,13 @@ bool rt_event_take(uint32_t port)
 void rt_upcall(void)
 {
     volatile struct shared_info *sh = rt_shared_info;
+    volatile struct vcpu_info *vi = rt_vcpu_info();
 
     do {
         uint64_t sel;
 
-        rt_vcpu_info->evtchn_upcall_pending = 0;
-        sel = __atomic_exchange_n(&rt_vcpu_info->evtchn_pending_sel, 0, __ATOMIC_SEQ_CST);
+        vi->evtchn_upcall_pending = 0;
+        sel = __atomic_exchange_n(&vi->evtchn_pending_sel, 0, __ATOMIC_SEQ_CST);
         while (sel) {
             unsigned w = (unsigned)__builtin_ctzll(sel);
             uint64_t bits = sh->evtchn_pending[w] & ~sh->evtchn_mask[w];
@@ -69,7 +75,7 @@ void rt_upcall(void)
             __atomic_fetch_and(&sh->evtchn_pending[w], ~bits, __ATOMIC_SEQ_CST);
             __atomic_fetch_or(&fired[w], bits, __ATOMIC_SEQ_CST);
         }
-    } while (rt_vcpu_info->evtchn_upcall_pending);
+    } while (vi->evtchn_upcall_pending);
 }
 
 static uint64_t rdtsc(void)
@@ -82,7 +88,7 @@ static uint64_t rdtsc(void)
 
 uint64_t rt_now_ns(void)
 {
-    volatile struct vcpu_time_info *t = &rt_vcpu_info->time;
+    volatile struct vcpu_time_info *t = &rt_vcpu_info()->time;
     uint32_t version;
     uint64_t ns;
 
@@ -104,7 +110,7 @@ uint64_t rt_now_ns(void)
 
 uint32_t rt_timer_port(void)
 {
-    return timer_port;
+    return timer_port[rt_cpu_id()];
 }
 
 /* A one-shot timer, then SCHEDOP_block, which turns events on; pending
@@ -117,22 +123,37 @@ void rt_nap(uint64_t ms)
 
 bool rt_wait(bool (*cond)(void *), void *arg, uint64_t ms)
 {
+    volatile struct vcpu_info *vi = rt_vcpu_info();
     uint64_t deadline = rt_now_ns() + ms * RT_NS_PER_MS;
     bool ok;
 
     for (;;) {
-        rt_vcpu_info->evtchn_upcall_mask = 1;
+        vi->evtchn_upcall_mask = 1;
         BARRIER();
         ok = cond(arg);
         if (ok || rt_now_ns() > deadline)
             break;
         rt_nap(10);
     }
-    rt_vcpu_info->evtchn_upcall_mask = 0;
+    vi->evtchn_upcall_mask = 0;
     BARRIER();
-    if (rt_vcpu_info->evtchn_upcall_pending)
+    if (vi->evtchn_upcall_pending)
         rt_upcall();
     return ok;
+}
+
+bool rt_events_cpu_init(void)
+{
+    unsigned id = rt_cpu_id();
+    struct evtchn_bind_virq bv = { .virq = VIRQ_TIMER, .vcpu = id };
+    long rc = rt_evtchn_op(EVTCHNOP_bind_virq, &bv);
+
+    if (rc || !bv.port) {
+        test_fail("bind_virq_timer", "vCPU %u: bind_virq(TIMER) = %ld, port %u", id, rc, bv.port);
+        return false;
+    }
+    timer_port[id] = bv.port;
+    return rt_evtchn_unmask(bv.port) == 0;
 }
 
 bool rt_events_init(const struct start_info *si)
@@ -141,7 +162,6 @@ bool rt_events_init(const struct start_info *si)
         .type = CALLBACKTYPE_event, .flags = CALLBACKF_mask_events,
         .address = (uint64_t)rt_event_callback,
     };
-    struct evtchn_bind_virq bv = { .virq = VIRQ_TIMER };
     long rc = hypercall3(HYPERVISOR_update_va_mapping, (unsigned long)shinfo_window,
                          si->shared_info | PTE_KERNEL_RW, UVMF_INVLPG);
 
@@ -150,19 +170,12 @@ bool rt_events_init(const struct start_info *si)
         return false;
     }
     rt_shared_info = (volatile struct shared_info *)shinfo_window;
-    rt_vcpu_info = &rt_shared_info->vcpu_info[0];
     rc = hypercall2(HYPERVISOR_callback_op, CALLBACKOP_register, (unsigned long)&cb);
     if (rc) {
         test_fail("register_event_callback", "callback_op = %ld", rc);
         return false;
     }
-    rc = rt_evtchn_op(EVTCHNOP_bind_virq, &bv);
-    if (rc || !bv.port) {
-        test_fail("bind_virq_timer", "bind_virq(TIMER) = %ld, port %u", rc, bv.port);
-        return false;
-    }
-    timer_port = bv.port;
-    return rt_evtchn_unmask(timer_port) == 0;
+    return rt_events_cpu_init();
 }
 
 void test_expect_stop(const char *name)

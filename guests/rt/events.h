@@ -16,11 +16,18 @@
 #define RT_NS_PER_MS 1000000ull
 
 extern volatile struct shared_info *rt_shared_info;
-extern volatile struct vcpu_info *rt_vcpu_info;
+
+/* The vcpu_info of the vCPU this runs on (guests/rt/smp.h), in
+ * shared_info. */
+volatile struct vcpu_info *rt_vcpu_info(void);
 
 /* Map shared_info, register the callback, bind and unmask VIRQ_TIMER.
  * Reports a FAIL line (and returns false) for the step that went wrong. */
 bool rt_events_init(const struct start_info *si);
+
+/* Bind and unmask VIRQ_TIMER for the vCPU this runs on (rt_events_init
+ * does it for vCPU 0, guests/rt/smp.c for the others). */
+bool rt_events_cpu_init(void);
 
 long rt_evtchn_op(unsigned cmd, void *arg);
 long rt_evtchn_send(uint32_t port);
@@ -28,7 +35,7 @@ long rt_evtchn_unmask(uint32_t port);
 /* A port for `remote` to bind (EVTCHNOP_alloc_unbound, dom DOMID_SELF). */
 long rt_evtchn_alloc_unbound(domid_t remote, uint32_t *port);
 
-/* The port VIRQ_TIMER is bound to (by rt_events_init). */
+/* The port this vCPU's VIRQ_TIMER is bound to. */
 uint32_t rt_timer_port(void);
 
 /* True (and cleared) if `port` fired since the last look. */

@@ -6,7 +6,8 @@
  * start_info, rsp = the top of its one-page boot stack, rflags = 0x200 and
  * the other GPRs zero (docs/xen-pv.md section 2). We record the boot rsp,
  * move to our own 16 KiB stack in .bss (already zeroed by the builder) and
- * call rt_start(si), which never returns.
+ * call rt_start(si), which never returns. Other vCPUs enter at
+ * rt_cpu_entry.
  */
 #define RT_STACK_SIZE 0x4000
 
@@ -23,6 +24,20 @@ _start:
 1:  ud2                         /* rt_start does not return */
     jmp     1b
     .size _start, . - _start
+
+/*
+ * Where every other vCPU starts (guests/rt/smp.c's context): rsp is the
+ * top of its own stack, rdi its record.
+ */
+    .globl rt_cpu_entry
+    .type rt_cpu_entry, @function
+rt_cpu_entry:
+    cld
+    xor     %ebp, %ebp
+    call    rt_cpu_main
+1:  ud2                         /* rt_cpu_main does not return */
+    jmp     1b
+    .size rt_cpu_entry, . - rt_cpu_entry
 
     .section .bss, "aw", @nobits
     .balign 4096

@@ -44,4 +44,16 @@ extern char _image_start[], _image_end[];
  */
 const char *cmdline_get(const struct start_info *si, const char *key);
 
+/* A guest that runs one case a boot, named on the command line (hostile
+ * guests: attack=NAME). */
+struct rt_case {
+    const char *name;
+    void (*fn)(const char *name);
+};
+
+/* The case key=NAME names; NULL, with a FAIL line, if the command line
+ * names none or one not among the n cases. */
+const struct rt_case *rt_case_chosen(const struct start_info *si, const char *key,
+                                     const struct rt_case *cases, size_t n);
+
 #endif

@@ -43,3 +43,19 @@ const char *cmdline_get(const struct start_info *si, const char *key)
     }
     return found;
 }
+
+const struct rt_case *rt_case_chosen(const struct start_info *si, const char *key,
+                                     const struct rt_case *cases, size_t n)
+{
+    const char *which = cmdline_get(si, key);
+
+    if (!which) {
+        test_fail(key, "no %s=NAME on the command line", key);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(which, cases[i].name))
+            return &cases[i];
+    test_fail(key, "unknown %s=%s", key, which);
+    return NULL;
+}

@@ -62,4 +62,14 @@ bool expect_eq(const char *name, const char *what, long got, long want)
     return false;
 }
 
+bool expect(const char *name, bool cond, const char *fmt, ...)
+{
+    va_list ap;
 
+    if (cond)
+        return true;
+    va_start(ap, fmt);
+    vfail(name, fmt, ap);
+    va_end(ap);
+    return false;
+}

@@ -29,6 +29,10 @@ bool check_eq(const char *name, long got, long want);
  * reports test_pass(name) once if every step held. */
 bool expect_eq(const char *name, const char *what, long got, long want);
 
+/* The same for a condition: true if it holds, else FAIL guest/name with
+ * the formatted reason and false. */
+bool expect(const char *name, bool cond, const char *fmt, ...) RT_PRINTF(3, 4);
+
 /* Results reported so far. */
 extern unsigned int tests_passed, tests_failed;
 

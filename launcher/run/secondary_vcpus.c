@@ -17,10 +17,23 @@ static void *secondary_thread(void *arg)
     return NULL;
 }
 
+static void *watch_thread(void *arg)
+{
+    struct secondary_vcpus *s = arg;
+    struct error e;
+
+    if (s->sandbox && sandbox_enter(0, &e))
+        vcpu_group_fail(&s->group, STATUS_ERROR, &e);
+    else
+        vcpu_group_watch(&s->group);
+    return NULL;
+}
+
 int secondary_vcpus_start(struct secondary_vcpus *s, struct guest_run *first,
                           unsigned nr, bool sandbox, struct error *e)
 {
     s->nr = nr;
+    s->watching = false;
     first->group = NULL;
     if (nr == 1)
         return 0;
@@ -45,6 +58,13 @@ int secondary_vcpus_start(struct secondary_vcpus *s, struct guest_run *first,
         c->started = true;
         vcpu_group_join(&s->group, i, c->thread, c->run.vcpu);
     }
+    s->sandbox = sandbox;
+    if (pthread_create(&s->watch, NULL, watch_thread, s)) {
+        fail(e, "cannot start the thread that watches the vCPUs");
+        secondary_vcpus_finish(s, first, STATUS_ERROR, e);
+        return -1;
+    }
+    s->watching = true;
     return 0;
 }
 
@@ -55,6 +75,9 @@ int secondary_vcpus_finish(struct secondary_vcpus *s, struct guest_run *first,
         return status;
     if (status != GUEST_RUN_ENDED_ELSEWHERE)
         vcpu_group_end(first, status, e);
+    if (s->watching)
+        pthread_join(s->watch, NULL);
+    s->watching = false;
     for (unsigned i = 1; i < s->nr; i++) {
         struct secondary *c = &s->cpu[i];
 

@@ -14,6 +14,8 @@
 struct secondary_vcpus {
     struct vcpu_group group;
     unsigned nr;                       /* all vCPUs, the first included */
+    pthread_t watch;                   /* vcpu_group_watch's thread */
+    bool sandbox, watching;
     struct secondary {
         struct guest_run run;
         struct error e;
@@ -23,8 +25,8 @@ struct secondary_vcpus {
 };
 
 /* Start vCPUs 1 .. nr - 1 as `first` runs vCPU 0 (its hole, console and
- * devices, no gdb), each entering the sandbox itself if `sandbox`; first
- * joins their group. With nr 1 nothing starts and first has no group.
+ * devices, no gdb), and the group's watch, each thread entering the
+ * sandbox itself if `sandbox`; first joins their group. With nr 1 nothing starts and first has no group.
  * 0, or -1 with e (the ones started are stopped again). */
 int secondary_vcpus_start(struct secondary_vcpus *s, struct guest_run *first,
                           unsigned nr, bool sandbox, struct error *e);

@@ -1,10 +1,12 @@
 /* The vCPU loop: KVM_RUN until the guest ends, and what each exit to the Launcher means. */
 #include "vcpu_loop.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "../../abi/xen/sched.h"
 #include "../base/status.h"
@@ -89,6 +91,7 @@ void vcpu_group_init(struct vcpu_group *g, unsigned nr)
 {
     memset(g, 0, sizeof(*g));
     pthread_mutex_init(&g->lock, NULL);
+    pthread_cond_init(&g->ended, NULL);
     g->nr = nr;
 }
 
@@ -99,11 +102,10 @@ void vcpu_group_join(struct vcpu_group *g, unsigned i, pthread_t thread,
     g->member[i].immediate_exit = &vcpu->run->immediate_exit;
 }
 
-/* The first run to end says how the guest ended; every other vCPU is
- * kicked out of KVM_RUN (immediate_exit for one about to enter it). */
-void vcpu_group_end(struct guest_run *r, int status, const struct error *e)
+/* The first end says how the guest ended: true for it. */
+static bool first_end(struct vcpu_group *g, int status, const struct error *e,
+                      const struct guest_where *where)
 {
-    struct vcpu_group *g = r->group;
     bool first;
 
     pthread_mutex_lock(&g->lock);
@@ -111,17 +113,59 @@ void vcpu_group_end(struct guest_run *r, int status, const struct error *e)
     if (first) {
         g->status = status;
         g->e = *e;
-        g->where = r->where;
+        g->where = *where;
         atomic_store(&g->over, true);
+        pthread_cond_broadcast(&g->ended);
     }
     pthread_mutex_unlock(&g->lock);
-    if (!first)
-        return;
+    return first;
+}
+
+/* Every vCPU but `spared` out of KVM_RUN (immediate_exit for one about to
+ * enter it). */
+static void stop_all_but(struct vcpu_group *g, unsigned spared)
+{
     for (unsigned i = 0; i < g->nr; i++) {
-        if (i == r->vcpu->id || !g->member[i].immediate_exit)
+        if (i == spared || !g->member[i].immediate_exit)
             continue;
         confined_thread_stop_vcpu(g->member[i].immediate_exit, g->member[i].thread);
     }
+}
+
+/* The first run to end says how the guest ended; every other vCPU is
+ * kicked out of KVM_RUN. */
+void vcpu_group_end(struct guest_run *r, int status, const struct error *e)
+{
+    if (first_end(r->group, status, e, &r->where))
+        stop_all_but(r->group, r->vcpu->id);
+}
+
+void vcpu_group_fail(struct vcpu_group *g, int status, const struct error *e)
+{
+    const struct guest_where nowhere = { 0 };
+
+    if (first_end(g, status, e, &nowhere))
+        stop_all_but(g, g->nr);
+}
+
+#define WATCH_SECONDS 1
+
+void vcpu_group_watch(struct vcpu_group *g)
+{
+    pthread_mutex_lock(&g->lock);
+    while (!atomic_load(&g->over)) {
+        struct timespec until;
+
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += WATCH_SECONDS;
+        /* Only a signal: an immediate_exit left set would end every
+         * KVM_RUN after it at once. */
+        if (pthread_cond_timedwait(&g->ended, &g->lock, &until) == ETIMEDOUT &&
+            !atomic_load(&g->over))
+            for (unsigned i = 0; i < g->nr; i++)
+                pthread_kill(g->member[i].thread, SIGUSR1);
+    }
+    pthread_mutex_unlock(&g->lock);
 }
 
 /* Must the run end, for a stop signal, a thread's verdict or another vCPU's
@@ -321,6 +365,16 @@ static int held(struct guest_run *r)
     return end ? STATUS_POWEROFF : -1;
 }
 
+/* A vCPU an INIT sent to wait for a SIPI: the guest did it (the local
+ * APIC is the guest kernel's to write), so it is stopped. */
+static int waits_for_sipi(struct guest_run *r, struct error *e)
+{
+    if (!r->group || !kvm_vcpu_awaits_sipi(r->vcpu))
+        return -1;
+    fail(e, "guest stopped: vCPU %u was sent an INIT through the local APIC", r->vcpu->id);
+    return STATUS_GUEST_STOPPED;
+}
+
 static int run_loop(struct guest_run *r, struct error *e)
 {
     for (;;) {
@@ -338,6 +392,8 @@ static int run_loop(struct guest_run *r, struct error *e)
             status = held(r);
             if (status == -1)
                 status = run_must_end(r, e);
+            if (status == -1)
+                status = waits_for_sipi(r, e);
             if (status != -1)
                 return status;
             continue;

@@ -45,6 +45,7 @@ struct run_stats {
  */
 struct vcpu_group {
     pthread_mutex_t lock;
+    pthread_cond_t ended;          /* over is set: the watch ends */
     atomic_bool over;
     int status;
     struct error e;
@@ -85,6 +86,17 @@ void vcpu_group_join(struct vcpu_group *g, unsigned i, pthread_t thread,
  * records how and kicks every other vCPU out of KVM_RUN. guest_run does
  * this itself; a vCPU's thread that could not run calls it. */
 void vcpu_group_end(struct guest_run *r, int status, const struct error *e);
+
+/* The group's watch (secondary_vcpus.c), once a second until the group
+ * ends: every vCPU kicked out of KVM_RUN, where guest_run asks KVM whether
+ * an INIT left it waiting for a SIPI (it would never come back: with the
+ * Host lock held, every other vCPU would spin for it). Returns when the
+ * group has ended. */
+void vcpu_group_watch(struct vcpu_group *g);
+
+/* The group ends with status (e) that no vCPU's run gave (the watch could
+ * not start): every vCPU is kicked. */
+void vcpu_group_fail(struct vcpu_group *g, int status, const struct error *e);
 
 /* Make SIGINT/SIGTERM stop the guest and SIGUSR1 interrupt KVM_RUN. */
 void guest_run_signals(void);

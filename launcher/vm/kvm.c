@@ -347,6 +347,15 @@ int kvm_vcpu_fpu(struct kvm_vcpu *vm, struct kvm_fpu *fpu)
     return 0;
 }
 
+bool kvm_vcpu_awaits_sipi(struct kvm_vcpu *vcpu)
+{
+    struct kvm_mp_state mp;
+
+    return ioctl(vcpu->fd, KVM_GET_MP_STATE, &mp) == 0 &&
+           (mp.mp_state == KVM_MP_STATE_INIT_RECEIVED ||
+            mp.mp_state == KVM_MP_STATE_SIPI_RECEIVED);
+}
+
 uint64_t kvm_vcpu_rip(struct kvm_vcpu *vm)
 {
     struct kvm_regs regs;

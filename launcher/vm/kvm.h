@@ -85,6 +85,11 @@ uint32_t kvm_tsc_khz(struct kvm_vm *vm);
  * docs/kvm.md); 0, or -1. */
 int kvm_vcpu_fpu(struct kvm_vcpu *vcpu, struct kvm_fpu *fpu);
 
+/* Did an INIT (through the local APIC: the guest kernel may write it)
+ * leave the vCPU waiting for a SIPI? KVM holds such a vCPU inside
+ * KVM_RUN, which only a signal ends. */
+bool kvm_vcpu_awaits_sipi(struct kvm_vcpu *vcpu);
+
 /* The vCPU's rip at the last exit, for diagnostics. */
 uint64_t kvm_vcpu_rip(struct kvm_vcpu *vcpu);
 

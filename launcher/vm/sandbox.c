@@ -63,6 +63,7 @@ static const unsigned allowed_ioctls[] = {
     KVM_RUN, KVM_GET_REGS,   /* the vCPU loop, and rip for messages */
     KVM_GET_XSAVE,           /* --gdb: the guest's x87 and SSE registers */
     KVM_SIGNAL_MSI,          /* console input: the backend's interrupt */
+    KVM_GET_MP_STATE,        /* several vCPUs: one an INIT put aside */
     TCGETS, TCSETS,          /* isatty(), and restoring the terminal */
 };
 

@@ -12,17 +12,6 @@
 HOSTILE=$GUESTS/hostile.elf
 TAG=hostile-$$
 
-# hrun NAME ATTACK [PERCH_OPTIONS...]: one boot under `timeout 60` (KILL 10 s
-# later if perch ignores the TERM). Sets $status, fills $TMP/NAME.{out,err}.
-hrun() {
-    local name=$1 attack=$2
-    shift 2
-    # The subshell keeps bash's "Killed" job notice out of the output.
-    (timeout -k 10 60 "$PERCH" run "$@" --cmdline "attack=$attack tag=$TAG-$name" \
-        "$HOSTILE" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null; exit $?) 2>/dev/null
-    status=$?
-}
-
 # hrun_term NAME ATTACK SECONDS: a guest that never ends, stopped with
 # SIGTERM after SECONDS (KILL 5 s later); $status is perch's own status.
 hrun_term() {
@@ -36,39 +25,6 @@ hrun_term() {
 # The guest's own PASS/FAIL lines, passed through (stdout may hold binary).
 guest_lines() {
     grep -aE '^(PASS|FAIL) hostile/' "$TMP/$1.out"
-}
-
-# no_leftover NAME: no process still carries this run's tag.
-no_leftover() {
-    local left
-    left=$(pgrep -f -- "tag=$TAG-$1( |\$)")
-    if [ -z "$left" ]; then
-        pass "$1/no_leftover_process"
-    else
-        fail "$1/no_leftover_process" "still running: $(ps -o pid=,args= -p "$(echo $left | tr ' ' ',')")"
-        kill -KILL $left 2>/dev/null
-    fi
-}
-
-# sole_line NAME: stderr is exactly one line, "perch: ...", printable ASCII,
-# bounded.
-sole_line() {
-    local f="$TMP/$1.err"
-    if [ "$(wc -l <"$f")" -eq 1 ] && grep -q '^perch: ' "$f" &&
-       ! LC_ALL=C grep -q '[^ -~]' "$f" && [ "$(wc -c <"$f")" -le 300 ]; then
-        pass "$1/one_line"
-    else
-        fail "$1/one_line" "stderr was ($(wc -l <"$f") lines): $(head -c 300 "$f" | cat -v)"
-    fi
-}
-
-# no_line NAME FILE REGEX: no line of $TMP/NAME.FILE matches.
-no_line() {
-    if grep -aEq -- "$3" "$TMP/$1.$2"; then
-        fail "$1/$2 !~ $3" "found: $(grep -aE -- "$3" "$TMP/$1.$2" | head -c 300)"
-    else
-        pass "$1/$2 !~ $3"
-    fi
 }
 
 # stopped ATTACK REGEX [PERCH_OPTIONS...]: status 5, one line naming the
