@@ -398,6 +398,17 @@ struct perch_cpuid_seen {
 #define PERCH_SYMBOLS_NONE    2u   /* the kernel has none: any call may read r11 */
 
 #define PERCH_PATCH_SITES 64u
+
+/*
+ * Hypercalls the guest kernel still made by `syscall` (a trap each, where
+ * direct calls make none), by the address the `syscall` returns to: the
+ * first PERCH_TRAPPED_CALLERS callers; later ones are only counted.
+ */
+#define PERCH_TRAPPED_CALLERS 16u
+struct perch_trapped_caller {
+    uint64_t rip;
+    uint64_t count;
+};
 #define PERCH_PATCH_MAX_REWRITES 16u
 enum perch_patch_state {
     PERCH_PATCH_WAITING = 0,   /* its text is still writable: not yet */
@@ -611,6 +622,9 @@ struct perch_shared {
         uint32_t pad_direct;
         uint32_t nr_patch_sites, pad_patch;
         struct perch_patch_site patch_sites[PERCH_PATCH_SITES];
+        uint32_t nr_trapped_callers, pad_trapped;
+        uint64_t trapped_callers_unlisted;
+        struct perch_trapped_caller trapped_callers[PERCH_TRAPPED_CALLERS];
         uint32_t nr_msrs_seen, nr_cpuids_seen;
         struct perch_msr_seen msrs_seen[PERCH_MSRS_SEEN];
         struct perch_cpuid_seen cpuids_seen[PERCH_CPUIDS_SEEN];

@@ -86,6 +86,25 @@ long hypercall_in_regs(const struct cpu_regs *regs)
     return hypercall_dispatch(regs->rax, args);
 }
 
+/* A guest-kernel hypercall that came by `syscall`, for --stats: where it
+ * came from. Written under the Host lock, as every total. */
+static void note_trapped_caller(uint64_t rip)
+{
+    uint32_t n = perch_shared.stats.nr_trapped_callers;
+
+    for (uint32_t i = 0; i < n && i < PERCH_TRAPPED_CALLERS; i++)
+        if (perch_shared.stats.trapped_callers[i].rip == rip) {
+            perch_shared.stats.trapped_callers[i].count++;
+            return;
+        }
+    if (n >= PERCH_TRAPPED_CALLERS) {
+        perch_shared.stats.trapped_callers_unlisted++;
+        return;
+    }
+    perch_shared.stats.trapped_callers[n] = (struct perch_trapped_caller){ rip, 1 };
+    perch_shared.stats.nr_trapped_callers = n + 1;
+}
+
 /*
  * The `syscall` in regs, the Host entered: returns when the hypercall left
  * nothing for ring 0 to do. Otherwise (a pending flush or address-space
@@ -104,6 +123,7 @@ static void serve_syscall(struct cpu_regs *regs)
     }
     if (insn_patch_entry(regs))
         guest_resume(regs);
+    note_trapped_caller(regs->rcx);
     if (regs->rax == HYPERVISOR_iret) {
         perch_shared.stats.hypercalls[HYPERVISOR_iret]++;
         do_iret(regs);

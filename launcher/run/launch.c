@@ -661,7 +661,7 @@ static void say_with_symbols(struct launch *l, const struct options *o,
     if (crash_to_name(w, status, e))
         crash_line_append(e, w, syms);
     if (o->stats)
-        stats_print_patches(stderr, l->hole.shared, syms);
+        stats_print_with_symbols(stderr, l->hole.shared, syms);
 }
 
 static void release(struct launch *l)

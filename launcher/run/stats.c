@@ -293,23 +293,31 @@ static const char *const patch_state_names[PERCH_PATCH_STATES] = {
     [PERCH_PATCH_SMP] = "off: several vCPUs",
 };
 
-void stats_print_patches(FILE *out, const struct perch_shared *sh,
-                         const struct kernel_symbols *syms)
+/* A kernel address as symbol+offset where the symbols know it. */
+static void name_address(char *where, size_t size, const struct kernel_symbols *syms,
+                         uint64_t rip)
+{
+    const char *name = NULL;
+    uint64_t offset = 0;
+
+    if (syms && kernel_symbols_lookup(syms, rip, &name, &offset))
+        snprintf(where, size, "%s+%#" PRIx64, name, offset);
+    else
+        snprintf(where, size, "%#" PRIx64, rip);
+}
+
+static void print_patches(FILE *out, const struct perch_shared *sh,
+                          const struct kernel_symbols *syms)
 {
     uint32_t n = sh->stats.nr_patch_sites;
 
     fprintf(out, "  trapping page-table stores by instruction (trapped, through the patch; what became of it):\n");
     for (uint32_t i = 0; i < n && i < PERCH_PATCH_SITES; i++) {
         const struct perch_patch_site *s = &sh->stats.patch_sites[i];
-        const char *name = NULL, *state = s->state < PERCH_PATCH_STATES
-                                              ? patch_state_names[s->state] : "?";
-        uint64_t offset = 0;
+        const char *state = s->state < PERCH_PATCH_STATES ? patch_state_names[s->state] : "?";
         char where[96];
 
-        if (syms && kernel_symbols_lookup(syms, s->rip, &name, &offset))
-            snprintf(where, sizeof(where), "%s+%#" PRIx64, name, offset);
-        else
-            snprintf(where, sizeof(where), "%#" PRIx64, s->rip);
+        name_address(where, sizeof(where), syms, s->rip);
         fprintf(out, "    %-40s %2u bytes %10" PRIu64 " %10" PRIu64 "  %s%s", where, s->len,
                 s->traps, s->calls, state,
                 s->state == PERCH_PATCH_ACTIVE && s->by_call ? " (call)" : "");
@@ -360,4 +368,33 @@ void stats_snapshot(const struct perch_shared *shared, const struct run_stats *r
     for (unsigned k = 0; k < EXIT_KIND_COUNT; k++)
         out->exits += __atomic_load_n(&run->exits[k], __ATOMIC_RELAXED);
     out->kvm_known = kvm_vm_counts(vm, out->kvm);
+}
+
+/* The guest kernel's hypercalls that still trapped, by where they came
+ * from: what direct calls did not reach. The guest can write these words:
+ * each is read once and only printed. */
+static void print_trapped_callers(FILE *out, const struct perch_shared *shared,
+                                  const struct kernel_symbols *syms)
+{
+    const volatile struct perch_shared *sh = shared;
+    uint32_t n = sh->stats.nr_trapped_callers;
+
+    fprintf(out, "  guest-kernel hypercalls by syscall (a trap each), by the address after it:%s\n",
+            n ? "" : " none");
+    for (uint32_t i = 0; i < n && i < PERCH_TRAPPED_CALLERS; i++) {
+        char where[96];
+
+        name_address(where, sizeof(where), syms, sh->stats.trapped_callers[i].rip);
+        fprintf(out, "    %-40s %12" PRIu64 "\n", where, sh->stats.trapped_callers[i].count);
+    }
+    if (sh->stats.trapped_callers_unlisted)
+        fprintf(out, "    %-40s %12" PRIu64 "\n", "(callers past the table)",
+                sh->stats.trapped_callers_unlisted);
+}
+
+void stats_print_with_symbols(FILE *out, const struct perch_shared *sh,
+                              const struct kernel_symbols *syms)
+{
+    print_patches(out, sh, syms);
+    print_trapped_callers(out, sh, syms);
 }

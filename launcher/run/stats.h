@@ -37,10 +37,11 @@ void stats_print(FILE *out, const struct perch_shared *shared,
  * perch's last answers. */
 void stats_print_cpu(FILE *out, const struct perch_shared *shared);
 
-/* The trapping page-table stores' sites and their patches, named with the
- * kernel's symbols when there are any (syms may be NULL). */
-void stats_print_patches(FILE *out, const struct perch_shared *shared,
-                         const struct kernel_symbols *syms);
+/* What is named with the kernel's symbols when there are any (syms may be
+ * NULL): the trapping page-table stores' sites and their patches, and the
+ * hypercalls that still came by `syscall`, by caller. */
+void stats_print_with_symbols(FILE *out, const struct perch_shared *shared,
+                              const struct kernel_symbols *syms);
 
 /* The network card's frames, after stats_print() when there is a card. */
 void stats_print_card(FILE *out, const struct netif_counts *c);

@@ -119,6 +119,10 @@ fi
 linux_run direct_off --stats --trap-hypercalls -- /bin/true
 expect_guest_status direct_off 0
 expect_line direct_off err '^ +of them direct, no trap +0 +\(--trap-hypercalls\)$'
+# ... and --stats names where the trapped ones came from: none by default,
+# Linux's xen_hypercall_pv with --trap-hypercalls.
+expect_line direct err '^  guest-kernel hypercalls by syscall \(a trap each\), by the address after it: none$'
+expect_line direct_off err '^ +xen_hypercall_pv\+0x[0-9a-f]+ +[1-9][0-9]*$'
 
 # Output nobody reads any more ends the run (`perch run -- /bin/yes | head`): perch
 # stops with status 1 and one line, instead of feeding `yes` for ever.
