@@ -1,17 +1,19 @@
 # The costs guest times a null hypercall (by `syscall`, and by a call to
 # its copy of Linux's xen_hypercall_pv, which perch patches into a direct
 # jump), a Switcher round trip, a Launcher round trip and the Switcher's
-# probe roads; here we check what must hold exactly: a null hypercall
-# stays out of ring 0, the patched one is direct each time, each Switcher
-# round trip or probe is one ring-0 visit, each Launcher round trip one
-# exit (counted by --stats).
+# probe roads, and with two vCPUs an IPI round trip and a TLB shootdown;
+# here we check what must hold exactly: a null hypercall stays out of ring
+# 0, the patched one is direct each time, each Switcher round trip or
+# probe is one ring-0 visit, each Launcher round trip one exit, each
+# shootdown one shootdown (counted by --stats).
 . tests/lib.sh
 
 perch_run costs run --stats "$GUESTS/costs.elf"
 grep -E '^(PASS|FAIL) ' "$TMP/costs.out"
 expect_status costs 0
 
-ops() { sed -n "s/^costs: $1 .*, \([0-9]*\) ops$/\1/p" "$TMP/costs.out"; }
+# ops NAME [RUN]: how many operations RUN (default costs) timed of NAME.
+ops() { sed -n "s/^costs: $1 .*, \([0-9]*\) ops$/\1/p" "$TMP/${2:-costs}.out"; }
 stat() { sed -n "s/^ *$1 *\([0-9]*\)$/\1/p" "$TMP/costs.err"; }
 
 check_equal() {
@@ -42,3 +44,13 @@ check_equal costs/trap_hypercalls_none_direct \
 # shutdown; nothing else may have entered ring 0.
 want=$(( resumes + $(ops launcher_roundtrip) + 1 ))
 check_equal costs/no_other_visits "$(sed -n '/Switcher visits/,/total/s/^ *total *\([0-9]*\)$/\1/p' "$TMP/costs.err")" "$want"
+
+# Two vCPUs: vCPU 1 answers vCPU 0's events and spins in guest code, so
+# every MMUEXT_TLB_FLUSH_ALL must interrupt it: one shootdown an op.
+perch_run costs_smp run --cpus 2 --stats "$GUESTS/costs.elf"
+grep -E '^(PASS|FAIL) (ipi_roundtrip|shootdown|partner_ends)' "$TMP/costs_smp.out"
+expect_status costs_smp 0
+check_equal costs/one_shootdown_per_op \
+    "$(sed -n 's/^ *TLB shootdowns (vCPUs) *\([0-9]*\)$/\1/p' "$TMP/costs_smp.err")" \
+    "$(ops shootdown costs_smp)"
+if [ -n "$(ops ipi_roundtrip costs_smp)" ]; then pass costs/ipi_roundtrip_timed; else fail costs/ipi_roundtrip_timed "no line"; fi
