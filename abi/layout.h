@@ -286,6 +286,7 @@
 #define PERCH_OPT_FAULT_DECODE  (1u << 4)   /* a CPL3 #PF's address from its instruction */
 #define PERCH_OPT_INSN_PATCHING (1u << 5)   /* trapping PTE stores patched into Host calls */
 #define PERCH_OPT_DIRECT_CALLS  (1u << 6)   /* hypercalls and iret as calls, not `syscall` */
+#define PERCH_OPT_IPI_DEST      (1u << 7)   /* an IPI stores the ICR's destination only when it changes */
 
 /* Pseudo-vector with which the Host marks a hypercall entry (`syscall`). */
 #define PERCH_VECTOR_SYSCALL 256

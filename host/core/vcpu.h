@@ -98,7 +98,8 @@ struct vcpu {
     /* SMP (host/core/host_lock.c, host/xen/vcpu_op.c). in_guest: the vCPU runs
      * guest code, so its TLB may hold guest mappings (atomic: others read
      * it). lock_levels: host_lock.h's stack of bits. ipi_seq: lapic.c's
-     * count of IPIs sent. state: VCPU_OFF until VCPUOP_initialise gives
+     * count of IPIs sent; ipi_dest: the destination its local APIC's ICR
+     * holds, + 1 (0: not known). state: VCPU_OFF until VCPUOP_initialise gives
      * it a context (start: its first guest registers), VCPU_DOWN until
      * VCPUOP_up, VCPU_DOWN again while it sleeps in VCPUOP_down.
      * guest_levels: beside lock_levels, the in_guest each entry found. */
@@ -107,6 +108,7 @@ struct vcpu {
     uint64_t guest_levels;
     uint64_t shootdown;     /* vCPUs (bit i) that owe a flush: host/mm/tlb.c */
     unsigned ipi_seq;
+    unsigned ipi_dest;
     enum { VCPU_OFF, VCPU_DOWN, VCPU_UP } state;
     struct cpu_regs start;
 };

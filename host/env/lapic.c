@@ -66,9 +66,12 @@ void env_wake_clear(void)
 
 /*
  * A fixed interrupt to another vCPU (APIC ID = vCPU id): the high word,
- * then the low one, which sends. An interrupt between the two on this
- * vCPU may send one of its own and change the high word: then send again
- * (one IPI too many is harmless, one sent elsewhere is not).
+ * the destination, then the low one, which sends. Each store is a trap
+ * KVM emulates, so the high word is written only when the destination
+ * differs from the one it holds (with two vCPUs, never after the first).
+ * An interrupt between the stores on this vCPU may send an IPI of its own
+ * and change the high word: then send again, writing both (one IPI too
+ * many is harmless, one sent elsewhere is not).
  */
 #define APIC_ICR_LOW  0x300
 #define APIC_ICR_HIGH 0x310
@@ -76,13 +79,20 @@ void env_wake_clear(void)
 void env_send_ipi(unsigned cpu, unsigned vector)
 {
     volatile unsigned *seq = &current->ipi_seq;
+    volatile unsigned *dest = &current->ipi_dest;
+    bool again = false;
     unsigned before;
 
     do {
         *seq = *seq + 1;
         before = *seq;
-        apic_write(APIC_ICR_HIGH, cpu << 24);
+        if (again || *dest != cpu + 1 || (optimizations_off & PERCH_OPT_IPI_DEST)) {
+            *dest = 0;
+            apic_write(APIC_ICR_HIGH, cpu << 24);
+            *dest = cpu + 1;
+        }
         apic_write(APIC_ICR_LOW, vector);
+        again = true;
     } while (*seq != before);
 }
 

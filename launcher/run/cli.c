@@ -109,6 +109,9 @@ void cli_print_help(void)
 "                         instead of by a jump perch patches into Linux's\n"
 "                         xen_hypercall_pv and xen_iret before it boots\n"
 "                         (--stats counts the calls that came direct)\n"
+"  --no-ipi-dest-cache    an IPI to another vCPU stores its destination in\n"
+"                         the local APIC every time, a second trap, instead\n"
+"                         of only when it differs from the last one\n"
 "  --no-flush-elision     flush the TLB whenever the guest asks, even when\n"
 "                         every change since the last flush was one KVM's\n"
 "                         shadow paging shows without it (a new mapping, or\n"
@@ -503,6 +506,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "cpu-profile", required_argument, NULL, 'P' },
         { "no-native-return", no_argument, NULL, 'N' },
         { "eager-flush", no_argument, NULL, 'F' },
+        { "no-ipi-dest-cache", no_argument, NULL, 'V' },
         { "no-cpl3-events", no_argument, NULL, 'E' },
         { "no-flush-elision", no_argument, NULL, 'L' },
         { "no-fault-decode", no_argument, NULL, 'D' },
@@ -563,6 +567,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'D': o->optimizations_off |= PERCH_OPT_FAULT_DECODE; break;
         case 'T': o->optimizations_off |= PERCH_OPT_INSN_PATCHING; break;
         case 'Y': o->optimizations_off |= PERCH_OPT_DIRECT_CALLS; break;
+        case 'V': o->optimizations_off |= PERCH_OPT_IPI_DEST; break;
         case 'I': o->no_guest_isolation = true; break;
         case 'Z': o->no_sandbox = true; break;
         case 'B': o->small_disk_requests = true; break;
