@@ -113,6 +113,9 @@ void env_timer_cancel(void);
 /* The vCPU's TSC, as the guest's rdtsc reads it. */
 uint64_t env_rdtsc(void);
 
+/* A serializing instruction: code another vCPU rewrote is fetched anew. */
+void env_serialize(void);
+
 /* Fill perch's slots into a guest L4 (kernel view: Switcher, Host, M2P
  * and alias; user view: Switcher and the syscall trampoline only). */
 void hole_fill_l4(uint64_t l4_maddr, bool user_view);

@@ -74,6 +74,8 @@ void host_leave(bool to_guest)
     me->lock_levels >>= 1;
     was_in_guest = me->guest_levels & 1;
     me->guest_levels >>= 1;
+    if (__atomic_exchange_n(&me->must_serialize, false, __ATOMIC_SEQ_CST))
+        env_serialize();
     if (to_guest || was_in_guest)
         __atomic_store_n(&me->in_guest, true, __ATOMIC_SEQ_CST);
     if (took)
@@ -97,4 +99,34 @@ void host_sleep_until(bool (*done)(void *arg), void *arg)
         if (held)
             spin_for_lock(me->id);
     }
+}
+
+void host_kick_out_of_guest(uint64_t mask)
+{
+    uint64_t waiting = 0;
+
+    for (unsigned i = 0; i < host_nr_vcpus; i++)
+        if ((mask >> i & 1) && __atomic_load_n(&vcpu_of(i)->in_guest, __ATOMIC_SEQ_CST)) {
+            env_send_ipi(i, PERCH_IPI_VECTOR);
+            waiting |= 1ull << i;
+        }
+    while (waiting) {
+        for (unsigned i = 0; i < host_nr_vcpus; i++)
+            if ((waiting >> i & 1) &&
+                !__atomic_load_n(&vcpu_of(i)->in_guest, __ATOMIC_SEQ_CST))
+                waiting &= ~(1ull << i);
+        __builtin_ia32_pause();
+    }
+}
+
+void host_sync_others(void)
+{
+    uint64_t others = 0;
+
+    for (unsigned i = 0; i < host_nr_vcpus; i++)
+        if (i != current->id) {
+            __atomic_store_n(&vcpu_of(i)->must_serialize, true, __ATOMIC_SEQ_CST);
+            others |= 1ull << i;
+        }
+    host_kick_out_of_guest(others);
 }

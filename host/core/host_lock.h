@@ -24,6 +24,7 @@
 #define PERCH_HOST_LOCK_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* At every entry: the vCPU left the guest (or the Host it interrupted)
  * and holds the lock when this returns. */
@@ -33,6 +34,17 @@ void host_enter(void);
  * host/mm/tlb.c must shoot down) or back into the Host code the entry
  * interrupted. */
 void host_leave(bool to_guest);
+
+/* Each vCPU of mask (bit i: vCPU i) that runs guest code is sent an IPI
+ * and waited for until it has left the guest; others are not waited for.
+ * With the lock held: what they must do on their way back is set first. */
+void host_kick_out_of_guest(uint64_t mask);
+
+/* Kernel text was rewritten: every other vCPU executes a serializing
+ * instruction before it runs guest code again (Linux's sync_core of
+ * text_poke_bp). One in the guest is kicked out of it (the interrupt
+ * serializes); one in the Host serializes on its way out. */
+void host_sync_others(void);
 
 /* In an entry that interrupted Host code: does that code hold the lock
  * (with one vCPU: always taken as yes)? */

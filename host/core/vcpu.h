@@ -102,8 +102,11 @@ struct vcpu {
      * holds, + 1 (0: not known). state: VCPU_OFF until VCPUOP_initialise gives
      * it a context (start: its first guest registers), VCPU_DOWN until
      * VCPUOP_up, VCPU_DOWN again while it sleeps in VCPUOP_down.
-     * guest_levels: beside lock_levels, the in_guest each entry found. */
+     * guest_levels: beside lock_levels, the in_guest each entry found.
+     * must_serialize: another vCPU rewrote kernel text (host_sync_others);
+     * serialize before running guest code again (atomic). */
     bool in_guest;
+    bool must_serialize;
     uint64_t lock_levels;
     uint64_t guest_levels;
     uint64_t shootdown;     /* vCPUs (bit i) that owe a flush: host/mm/tlb.c */

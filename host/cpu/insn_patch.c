@@ -8,6 +8,7 @@
 #include "insn_patch.h"
 
 #include "../core/env.h"
+#include "../core/host_lock.h"
 #include "../x86/insn.h"
 #include "../x86/insn_liveness.h"
 #include "../mm/mm.h"
@@ -100,11 +101,36 @@ static uint8_t *text_bytes(const struct perch_patch_site *s)
     return (uint8_t *)env_alias_base() + site_maddr[s - perch_shared.stats.patch_sites];
 }
 
+#define INT3 0xcc
+
+/*
+ * Replace one instruction's bytes. Other vCPUs may be running that text,
+ * so as Linux's text_poke_bp: an int3 over the first byte, every other
+ * vCPU serialized, the rest of the bytes, serialized again, then the first
+ * byte, and once more. A vCPU that meets the int3 meanwhile waits for the
+ * Host lock and is sent back to the instruction (insn_patch_stray_int3).
+ */
+static void rewrite_text(uint8_t *text, const uint8_t *bytes, unsigned len)
+{
+    if (!len)
+        return;
+    if (host_nr_vcpus == 1) {
+        __builtin_memcpy(text, bytes, len);
+        return;
+    }
+    __atomic_store_n(text, INT3, __ATOMIC_SEQ_CST);
+    host_sync_others();
+    __builtin_memcpy(text + 1, bytes + 1, len - 1);
+    host_sync_others();
+    __atomic_store_n(text, bytes[0], __ATOMIC_SEQ_CST);
+    host_sync_others();
+}
+
 /* Put the guest's own bytes back (at most an instruction's, whatever the
  * table in the guest's reach says); the site's state becomes `why`. */
 static void undo(struct perch_patch_site *s, enum perch_patch_state why)
 {
-    __builtin_memcpy(text_bytes(s), s->original, s->len < INSN_MAX_BYTES ? s->len : INSN_MAX_BYTES);
+    rewrite_text(text_bytes(s), s->original, s->len < INSN_MAX_BYTES ? s->len : INSN_MAX_BYTES);
     s->state = (uint8_t)why;
     index_rebuild();
 }
@@ -129,11 +155,6 @@ static enum perch_patch_state placement(const struct perch_patch_site *s)
 
     if (optimizations_off & PERCH_OPT_INSN_PATCHING)
         return PERCH_PATCH_OFF;
-    /* Rewriting code another vCPU may be executing needs Linux's
-     * text_poke_bp dance (int3 first, every CPU synchronised between
-     * steps), which perch does not do yet. */
-    if (host_nr_vcpus > 1)
-        return PERCH_PATCH_SMP;
     if (s->rip < b->kernel_text_start || s->rip + s->len > b->kernel_text_end)
         return PERCH_PATCH_NOT_TEXT;
     if ((s->rip & 0xfff) + s->len > 4096)
@@ -143,33 +164,35 @@ static enum perch_patch_state placement(const struct perch_patch_site *s)
 
 /* Which patch fits the instruction's length: its length, or 0 when none
  * does (the r11 scan, the dearest check, runs once per site). */
-static unsigned patch_length(const struct perch_patch_site *s)
+static unsigned patch_length(uint64_t rip, unsigned len)
 {
-    if (s->len >= 5)
+    if (len >= 5)
         return 5;
-    return s->len >= 3 && insn_r11_dead_after(s->rip + s->len) ? 3 : 0;
+    return len >= 3 && insn_r11_dead_after(rip + len) ? 3 : 0;
 }
 
 /* Five bytes can be `call xen_hypercall_pv` once perch has made that a
  * jump to the Host (direct_calls.h): the call enters the Host with no trap,
- * every register kept. Returns whether it was written. */
-static bool write_call(const struct perch_patch_site *s, uint8_t *text)
+ * every register kept. Returns whether it was written into bytes. */
+static bool call_bytes(const struct perch_patch_site *s, uint8_t *bytes)
 {
     int64_t rel = (int64_t)(perch_shared.boot.hypercall_func - (s->rip + 5));
     int32_t rel32 = (int32_t)rel;
 
     if (perch_shared.stats.direct_state != PERCH_DIRECT_ACTIVE || rel != rel32)
         return false;
-    text[0] = CALL_REL32;
-    __builtin_memcpy(text + 1, &rel32, 4);
+    bytes[0] = CALL_REL32;
+    __builtin_memcpy(bytes + 1, &rel32, 4);
     return true;
 }
 
-static void try_patch(struct perch_patch_site *s)
+/* len: the instruction's, as the Host decoded it (the table's copy is in
+ * the guest's reach). */
+static void try_patch(struct perch_patch_site *s, unsigned len)
 {
     unsigned patch_len, i = (unsigned)(s - perch_shared.stats.patch_sites);
     enum perch_patch_state where = placement(s);
-    uint8_t *text;
+    uint8_t *text, bytes[INSN_MAX_BYTES];
 
     if (where != PERCH_PATCH_ACTIVE) {
         s->state = (uint8_t)where;
@@ -178,20 +201,27 @@ static void try_patch(struct perch_patch_site *s)
     site_maddr[i] = guest_frame_maddr(s->rip, true);
     if (!site_maddr[i])
         return;                        /* not yet patchable: wait */
-    if (s->len < 5 && __atomic_load_n(&perch_shared.boot.kernel_symbols, __ATOMIC_ACQUIRE) ==
+    if (len < 5 && __atomic_load_n(&perch_shared.boot.kernel_symbols, __ATOMIC_ACQUIRE) ==
                           PERCH_SYMBOLS_PENDING)
         return;                        /* the r11 scan needs them: wait */
-    patch_len = patch_length(s);
+    patch_len = patch_length(s->rip, len);
     if (!patch_len) {
         s->state = PERCH_PATCH_TOO_SHORT;
         return;
     }
-    text = text_bytes(s);
-    __builtin_memcpy(s->original, text, s->len);
-    s->by_call = patch_len == 5 && write_call(s, text);
+    s->by_call = patch_len == 5 && call_bytes(s, bytes);
+    /* The `syscall` forms are two or three instructions: another vCPU
+     * interrupted between them could not be sent back by an undo. */
+    if (!s->by_call && host_nr_vcpus > 1) {
+        s->state = PERCH_PATCH_SMP;
+        return;
+    }
     if (!s->by_call)
-        __builtin_memcpy(text, patch_len == 5 ? call_saving_both : call_saving_rcx, patch_len);
-    __builtin_memset(text + patch_len, 0xcc, s->len - patch_len);
+        __builtin_memcpy(bytes, patch_len == 5 ? call_saving_both : call_saving_rcx, patch_len);
+    __builtin_memset(bytes + patch_len, INT3, len - patch_len);
+    text = text_bytes(s);
+    __builtin_memcpy(s->original, text, len);
+    rewrite_text(text, bytes, len);
     s->patch_len = (uint8_t)patch_len;
     s->state = PERCH_PATCH_ACTIVE;
     index_rebuild();
@@ -211,7 +241,7 @@ void insn_patch_trapped(uint64_t rip, unsigned len)
     if (s->state != PERCH_PATCH_WAITING)
         return;
     s->len = (uint8_t)len;             /* as it is now: the guest may have rewritten it */
-    try_patch(s);
+    try_patch(s, len);
 }
 
 /* regs at the patched instruction: it is done (emulated as the guest wrote
@@ -271,4 +301,19 @@ void insn_patch_frame_writable(uint64_t mfn)
         if (s->state == PERCH_PATCH_ACTIVE && site_maddr[i] >> XEN_PAGE_SHIFT == mfn)
             undo_for_write(s);
     }
+}
+
+bool insn_patch_stray_int3(struct cpu_regs *regs)
+{
+    uint64_t at = regs->rip - 1;
+
+    for (unsigned i = 0; i < nr_sites(); i++) {
+        const struct perch_patch_site *s = &perch_shared.stats.patch_sites[i];
+
+        if (s->rip == at && site_maddr[i] && text_bytes(s)[0] != INT3) {
+            regs->rip = at;
+            return true;
+        }
+    }
+    return false;
 }

@@ -47,6 +47,11 @@ bool insn_patch_entry(struct cpu_regs *regs);
  * is done as insn_patch_entry does it, and true; false: a hypercall. */
 bool insn_patch_call(struct cpu_regs *regs);
 
+/* A #BP of the guest kernel at regs->rip: the int3 a patch being written
+ * or undone on another vCPU put over a site's first byte, gone now? Then
+ * regs->rip is the site again, to run what it holds now, and true. */
+bool insn_patch_stray_int3(struct cpu_regs *regs);
+
 /* An L1 entry is about to map frame mfn writable: its patches are undone
  * first, so that what the guest writes lands on its own bytes. mm.c calls
  * it through mm_writable_frame_hook, filled in with the first patch. */

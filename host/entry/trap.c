@@ -227,6 +227,8 @@ static _Noreturn void guest_event(struct cpu_regs *regs, bool from_user,
         guest_resume(regs);
     if ((v == 13 || v == 6) && !from_user && privileged_instruction(regs))
         guest_resume(regs);
+    if (v == 3 && !from_user && insn_patch_stray_int3(regs))
+        guest_resume(regs);
     bounce_exception(regs);
 }
 

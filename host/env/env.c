@@ -112,6 +112,15 @@ uint64_t env_read_gs_base(void)
     return base;
 }
 
+/* cpuid serializes on every x86 CPU and is allowed at CPL3 (KVM answers
+ * it where the CPU faults it). */
+void env_serialize(void)
+{
+    uint32_t a = 0, b, c = 0, d;
+
+    __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d) : : "memory");
+}
+
 uint64_t env_rdtsc(void)
 {
     uint32_t lo, hi;

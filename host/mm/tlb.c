@@ -23,6 +23,7 @@
 
 #include "../core/env.h"
 #include "../core/host.h"
+#include "../core/host_lock.h"
 #include "../core/vcpu.h"
 
 #define KEPT_BITS (PTE_P | PTE_RW | PTE_US | PTE_A | PTE_D)
@@ -81,29 +82,15 @@ void tlb_flush_vcpus(uint64_t mask)
 
 void tlb_shootdown(void)
 {
-    uint64_t waiting = 0, mask = current->shootdown;
+    uint64_t mask = current->shootdown;
 
     current->shootdown = 0;
-    for (unsigned i = 0; i < host_nr_vcpus; i++) {
-        struct vcpu *v = vcpu_of(i);
-
-        if (!(mask >> i & 1))
-            continue;
-        v->pending |= PENDING_TLB_FLUSH;
-        if (__atomic_load_n(&v->in_guest, __ATOMIC_SEQ_CST)) {
-            env_send_ipi(i, PERCH_IPI_VECTOR);
-            waiting |= 1ull << i;
-        }
-    }
+    for (unsigned i = 0; i < host_nr_vcpus; i++)
+        if (mask >> i & 1)
+            vcpu_of(i)->pending |= PENDING_TLB_FLUSH;
     if (mask)
         perch_shared.stats.tlb_shootdowns++;
-    while (waiting) {
-        for (unsigned i = 0; i < host_nr_vcpus; i++)
-            if ((waiting >> i & 1) &&
-                !__atomic_load_n(&vcpu_of(i)->in_guest, __ATOMIC_SEQ_CST))
-                waiting &= ~(1ull << i);
-        __builtin_ia32_pause();
-    }
+    host_kick_out_of_guest(mask);
 }
 
 void tlb_flush_requested(void)

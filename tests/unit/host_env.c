@@ -77,7 +77,7 @@ void host_env_reset(uint64_t frames)
         host_env_cpus[i].vcpu.id = i;
     host_env_cpus[0].vcpu.state = VCPU_UP;
     host_env_cpu_now = 0;
-    host_env_ipis = host_env_ipi_cpu = host_env_ipi_vector = 0;
+    host_env_ipis = host_env_ipi_cpu = host_env_ipi_vector = host_env_serialized = 0;
     host_nr_vcpus = 1;
     memset(&where_last, 0, sizeof(where_last));
     current->in_kernel = true;
@@ -507,6 +507,13 @@ unsigned host_env_ipis, host_env_ipi_cpu, host_env_ipi_vector;
 
 __attribute__((weak)) void env_wake_clear(void)
 {
+}
+
+unsigned host_env_serialized;
+
+__attribute__((weak)) void env_serialize(void)
+{
+    host_env_serialized++;
 }
 
 __attribute__((weak)) void env_send_ipi(unsigned cpu, unsigned vector)

@@ -53,6 +53,8 @@ extern struct host_cpu host_env_cpus[PERCH_MAX_VCPUS];
 extern unsigned host_env_cpu_now;
 /* IPIs sent (env_send_ipi), and the last one's target and vector. */
 extern unsigned host_env_ipis, host_env_ipi_cpu, host_env_ipi_vector;
+/* env_serialize() calls. */
+extern unsigned host_env_serialized;
 
 /* ---- Guest page tables ---------------------------------------------------- */
 

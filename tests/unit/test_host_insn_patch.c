@@ -192,6 +192,40 @@ static void long_store_patched_into_a_call(void)
     CHECK(!memcmp(text(CODE_VA + 0x100), short_want, 3));
 }
 
+/* Several vCPUs: only the call form is written, each rewrite as Linux's
+ * text_poke_bp (the other vCPU made to serialize; here it is in the Host,
+ * so no IPI); a vCPU that met the int3 meanwhile goes back to the site;
+ * the syscall forms, several instructions, stay off; an undo goes by the
+ * protocol too. */
+static void several_vcpus_patch_by_call_only(void)
+{
+    static const uint8_t want[6] = { 0xe8, 0xfb, 0x0f, 0x00, 0x00, 0xcc };
+
+    CHECK(setup() == 0);
+    host_nr_vcpus = 2;
+    perch_shared.stats.direct_state = PERCH_DIRECT_ACTIVE;
+    perch_shared.boot.hypercall_func = HYPERCALL_VA;
+    CHECK(trap_at(CODE_VA, lock_btr, 6, ret, 1));
+    CHECK(site(0)->state == PERCH_PATCH_ACTIVE && site(0)->by_call);
+    CHECK(!memcmp(text(CODE_VA), want, 6));
+    CHECK(vcpu_of(1)->must_serialize && host_env_ipis == 0);
+    regs.rip = CODE_VA + 1;
+    CHECK(insn_patch_stray_int3(&regs) && regs.rip == CODE_VA);
+    /* an int3 still there, or at no site, is the guest's own */
+    text(CODE_VA)[0] = 0xcc;
+    regs.rip = CODE_VA + 1;
+    CHECK(!insn_patch_stray_int3(&regs) && regs.rip == CODE_VA + 1);
+    text(CODE_VA)[0] = want[0];
+    regs.rip = CODE_VA + 0x201;
+    CHECK(!insn_patch_stray_int3(&regs));
+    CHECK(trap_at(CODE_VA + 0x100, xchg_rbx, 3, (const uint8_t *)"\x4d\x31\xdb", 3));
+    CHECK(site(1)->state == PERCH_PATCH_SMP && !memcmp(text(CODE_VA + 0x100), xchg_rbx, 3));
+    vcpu_of(1)->must_serialize = false;
+    insn_patch_frame_writable(CODE_MFN);
+    CHECK(!memcmp(text(CODE_VA), lock_btr, 6) && vcpu_of(1)->must_serialize);
+    host_nr_vcpus = 1;
+}
+
 /* Without direct calls (--trap-hypercalls, --gdb) five bytes stay the
  * syscall form. */
 static void no_call_without_direct_calls(void)
@@ -518,6 +552,7 @@ int main(void)
     RUN(store_through_the_patch);
     RUN(long_store_patched_into_a_call);
     RUN(no_call_without_direct_calls);
+    RUN(several_vcpus_patch_by_call_only);
     RUN(short_store_with_r11_dead_saves_rcx);
     RUN(r11_read_after_keeps_the_trap);
     RUN(r11_overwritten_after_allows_it);

@@ -620,6 +620,29 @@ static void shootdown_interrupts_vcpu_in_guest(void)
     CHECK(vcpu_of(2)->pending & PENDING_TLB_FLUSH);
 }
 
+/* Kernel text rewritten (insn_patch.c): every other vCPU serializes before
+ * guest code. One in the guest is kicked out of it (the interrupt
+ * serializes); one in the Host executes env_serialize on its way out,
+ * once. */
+static void text_rewrite_serializes_the_others(void)
+{
+    setup(3);
+    ipi_leaves_guest = 1;
+    vcpu_of(1)->in_guest = false;
+    vcpu_of(2)->in_guest = true;
+    host_sync_others();
+    CHECK(host_env_ipis == 1 && host_env_ipi_cpu == 2 && !vcpu_of(2)->in_guest);
+    CHECK(vcpu_of(1)->must_serialize && vcpu_of(2)->must_serialize);
+    CHECK(!current->must_serialize);
+    host_env_cpu_now = 1;
+    host_enter();
+    host_leave(true);
+    CHECK(host_env_serialized == 1 && !current->must_serialize && current->in_guest);
+    host_enter();
+    host_leave(true);
+    CHECK(host_env_serialized == 1);
+}
+
 /*
  * An interrupt that finds a vCPU's Host on its way out, after it set
  * in_guest and let the lock go, gives in_guest back: that code goes on
@@ -869,6 +892,7 @@ int main(void)
     RUN(register_vcpu_info_moves_only_that_vcpu);
     RUN(flush_vcpus_then_shootdown);
     RUN(shootdown_interrupts_vcpu_in_guest);
+    RUN(text_rewrite_serializes_the_others);
     RUN(interrupt_on_the_way_out_keeps_in_guest);
     RUN(interrupt_inside_a_hypercall_keeps_it_out);
     RUN(flush_vcpus_ignores_absent_ones);
