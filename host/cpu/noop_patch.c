@@ -41,8 +41,9 @@ static bool patching_on(void)
 
 /* No other vCPU has a context yet: nothing else can be fetching the byte
  * as it changes (the early boot, where the cli storm is, runs on vCPU 0
- * alone). With others up, a byte is left as it is, as insn_patch.c leaves
- * its sites without Linux's text_poke_bp dance. */
+ * alone). With others up, a byte is left as it is: the storm is over, and
+ * a change would cost every other vCPU's serializing (insn_patch.c's
+ * text_poke_bp protocol) for one trap saved. */
 static bool alone(void)
 {
     for (unsigned i = 0; i < host_nr_vcpus; i++)
