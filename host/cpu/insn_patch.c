@@ -283,14 +283,51 @@ bool insn_patch_entry(struct cpu_regs *regs)
     return true;
 }
 
+/* The site whose `call` patch returns to ret, whatever its state now. */
+static struct perch_patch_site *call_site_returning_to(uint64_t ret)
+{
+    for (unsigned i = 0; i < nr_sites(); i++) {
+        struct perch_patch_site *s = &perch_shared.stats.patch_sites[i];
+
+        if (s->by_call && s->rip + 5 == ret)
+            return s;
+    }
+    return 0;
+}
+
 bool insn_patch_call(struct cpu_regs *regs)
 {
     struct perch_patch_site *s = active_site(regs->rip);
 
-    if (!s || !s->by_call)
+    if (s && s->by_call) {
+        run_original(s, regs);
+        return true;
+    }
+    /* With several vCPUs a call may have left the patch just before another
+     * vCPU, holding the Host lock, gave the site its bytes back: the caller
+     * goes back to the site and runs what it holds now. */
+    s = host_nr_vcpus > 1 ? call_site_returning_to(regs->rip) : 0;
+    if (!s)
         return false;
-    run_original(s, regs);
+    regs->rip = s->rip;
     return true;
+}
+
+bool insn_patch_fault_at_site(struct cpu_regs *regs)
+{
+    uint64_t rip = regs->rip;
+
+    for (unsigned i = 0; i < nr_sites(); i++) {
+        struct perch_patch_site *s = &perch_shared.stats.patch_sites[i];
+
+        if (s->rip == rip && s->state == PERCH_PATCH_ACTIVE &&
+            ptwr_emulate_original(regs, s->original, s->len) == 0) {
+            s->calls++;
+            perch_shared.stats.patched_stores++;
+            return true;
+        }
+    }
+    return false;
 }
 
 void insn_patch_frame_writable(uint64_t mfn)

@@ -44,8 +44,16 @@ bool insn_patch_entry(struct cpu_regs *regs);
 
 /* A hypercall by the direct entry whose return address (regs->rip, rsp
  * already above it) ends an active `call` patch: the patched instruction
- * is done as insn_patch_entry does it, and true; false: a hypercall. */
+ * is done as insn_patch_entry does it, and true. One that ends a call
+ * patch undone since: regs->rip is the site again, and true. false: a
+ * hypercall. */
 bool insn_patch_call(struct cpu_regs *regs);
+
+/* A write fault of the guest kernel at an active site that ptwr could not
+ * take: with several vCPUs, the store faulted just before another vCPU,
+ * holding the Host lock, patched the site. The instruction it ran (the
+ * original) is done, regs stepped past it: true. */
+bool insn_patch_fault_at_site(struct cpu_regs *regs);
 
 /* A #BP of the guest kernel at regs->rip: the int3 a patch being written
  * or undone on another vCPU put over a site's first byte, gone now? Then

@@ -198,6 +198,8 @@ static bool page_fault(struct cpu_regs *regs, bool from_user, uint64_t cr2)
         insn_patch_trapped(rip, (unsigned)(regs->rip - rip));
         return true;
     }
+    if (!from_user && (regs->error_code & 3) == 3 && insn_patch_fault_at_site(regs))
+        return true;
     bounce_record_fault_address(cr2);
     regs->error_code = (regs->error_code & ~4ull) | (from_user ? 4 : 0);
     return false;

@@ -226,6 +226,42 @@ static void several_vcpus_patch_by_call_only(void)
     host_nr_vcpus = 1;
 }
 
+/* Two races with several vCPUs, each served by the site's own record: a
+ * call that left the patch just before another vCPU undid it goes back to
+ * the site, its registers as they were; a store that faulted just before
+ * another vCPU patched its site (ptwr now finds the call there) is done
+ * as the original. */
+static void several_vcpus_races_at_a_site(void)
+{
+    CHECK(setup() == 0);
+    host_nr_vcpus = 2;
+    perch_shared.stats.direct_state = PERCH_DIRECT_ACTIVE;
+    perch_shared.boot.hypercall_func = HYPERCALL_VA;
+    CHECK(trap_at(CODE_VA, lock_btr, 6, ret, 1));
+    /* the fault taken on the old bytes, served after the patch was written */
+    *pte() = OLD;
+    regs.rdx = FAULT;
+    regs.rip = CODE_VA;
+    CHECK(ptwr_emulate(&regs, FAULT, PF_W) != 0);   /* the call is no store */
+    CHECK(insn_patch_fault_at_site(&regs));
+    CHECK(*pte() == (OLD & ~PTE_RW) && regs.rip == CODE_VA + 6);
+    /* the call in flight while the site was given its bytes back */
+    insn_patch_frame_writable(CODE_MFN);
+    CHECK(site(0)->state == PERCH_PATCH_WAITING);
+    *pte() = OLD;
+    regs.rip = CODE_VA + 5;
+    regs.rax = 0x1234;
+    CHECK(insn_patch_call(&regs) && regs.rip == CODE_VA && regs.rax == 0x1234);
+    CHECK(*pte() == OLD);
+    /* a fault at a site no longer active is not one of these */
+    regs.rip = CODE_VA;
+    CHECK(!insn_patch_fault_at_site(&regs));
+    /* with one vCPU no call can be in flight: a hypercall */
+    host_nr_vcpus = 1;
+    regs.rip = CODE_VA + 5;
+    CHECK(!insn_patch_call(&regs));
+}
+
 /* Without direct calls (--trap-hypercalls, --gdb) five bytes stay the
  * syscall form. */
 static void no_call_without_direct_calls(void)
@@ -553,6 +589,7 @@ int main(void)
     RUN(long_store_patched_into_a_call);
     RUN(no_call_without_direct_calls);
     RUN(several_vcpus_patch_by_call_only);
+    RUN(several_vcpus_races_at_a_site);
     RUN(short_store_with_r11_dead_saves_rcx);
     RUN(r11_read_after_keeps_the_trap);
     RUN(r11_overwritten_after_allows_it);
