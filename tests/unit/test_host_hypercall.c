@@ -174,7 +174,8 @@ static void outside_table_enosys_and_counted_unknown(void)
 }
 
 /* Counting a hypercall touches nothing else in the shared page but the
- * vCPU's own count. */
+ * vCPU's own count and, for one that came by `syscall`, where it came
+ * from (both from the same address here: one caller, twice). */
 static void counting_touches_nothing_else(void)
 {
     static struct perch_shared before;
@@ -189,7 +190,26 @@ static void counting_touches_nothing_else(void)
     before.stats.hypercalls[HYPERVISOR_hypfs_op] = 1;
     before.stats.hypercalls_unknown = 1;
     before.vcpu_stats[0].hypercalls = 2;
+    before.stats.nr_trapped_callers = 1;
+    before.stats.trapped_callers[0] = (struct perch_trapped_caller){ r.rcx, 2 };
     CHECK(memcmp(&before, &perch_shared, sizeof(before)) == 0);
+}
+
+/* Past the table's callers, a trapped hypercall is only counted. */
+static void trapped_callers_past_the_table(void)
+{
+    struct cpu_regs r;
+
+    host_env_reset(FRAMES);
+    for (unsigned i = 0; i <= PERCH_TRAPPED_CALLERS; i++) {
+        regs_fill(&r, HYPERVISOR_xen_version);
+        r.rcx = 0xffffffff81000000ull + i * 16;
+        call(&r);
+    }
+    CHECK(perch_shared.stats.nr_trapped_callers == PERCH_TRAPPED_CALLERS);
+    CHECK(perch_shared.stats.trapped_callers_unlisted == 1);
+    CHECK(perch_shared.stats.trapped_callers[3].rip == 0xffffffff81000030ull);
+    CHECK(perch_shared.stats.trapped_callers[3].count == 1);
 }
 
 int main(void)
@@ -201,5 +221,6 @@ int main(void)
     RUN(unimplemented_in_table_enosys_and_counted);
     RUN(outside_table_enosys_and_counted_unknown);
     RUN(counting_touches_nothing_else);
+    RUN(trapped_callers_past_the_table);
     return check_exit_status();
 }
