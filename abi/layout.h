@@ -338,8 +338,6 @@ enum perch_request {
     PERCH_REQ_CONSOLE_FLUSH,  /* console ring full: drain it */
     PERCH_REQ_FATAL,          /* the guest broke a rule: message below */
     PERCH_REQ_PING,           /* nothing to do: PERCH_OP_launcher_roundtrip */
-    PERCH_REQ_GDB,            /* --gdb: the guest stopped, gdb.regs hold it;
-                               * arg0: PERCH_GDB_STOP_* */
     PERCH_REQ_RELEASE_FRAMES, /* the guest's balloon gave frames back: the
                                * ranges in shared->release go back to the
                                * host (their memory reads as zero again) */
@@ -487,14 +485,16 @@ struct perch_cpu {
 };
 
 /*
- * --gdb: the guest's registers at a stop for gdb (PERCH_REQ_GDB), as the
- * Host saved them when the guest last entered it, and the page tables the
- * Launcher walks for gdb's memory reads (the mode's L4s, machine addresses).
+ * --gdb: a vCPU's registers at a stop for gdb, as the Host saved them when
+ * the guest last entered it, and the page tables the Launcher walks for
+ * gdb's memory reads (the mode's L4s, machine addresses).
  */
 #define PERCH_GDB_BREAKPOINTS 64
 #define PERCH_GDB_STOP_TRAP   5    /* SIGTRAP: a step, --gdb-wait */
 #define PERCH_GDB_STOP_INT    2    /* SIGINT: the Launcher asked (Ctrl-C) */
 #define PERCH_GDB_STOP_BREAKPOINT 0x105  /* SIGTRAP at an int3 of the table */
+#define PERCH_GDB_STOP_OFFLINE 0x200 /* a vCPU not up (never started, or
+                                      * down): no registers to show */
 #define PERCH_GDB_CONTINUE    0
 #define PERCH_GDB_STEP        1
 struct perch_gdb_regs {
@@ -692,13 +692,21 @@ struct perch_shared {
         /* Written before the vCPU first runs, like boot, and read by the
          * Host once at boot: 0, and it never looks at the rest. */
         uint64_t enabled;
-        uint64_t stop;            /* Launcher sets, Host takes: stop for gdb */
-        uint64_t resume;          /* Launcher, at a stop: PERCH_GDB_CONTINUE/STEP */
-        uint64_t regs_changed;    /* Launcher, at a stop: load regs back */
-        struct perch_gdb_regs regs;   /* Host, at a stop: the guest's */
         /* Guest addresses holding an int3 the Launcher wrote (0: free):
          * the Host stops for gdb at these instead of bouncing the #BP. */
         uint64_t breakpoints[PERCH_GDB_BREAKPOINTS];
+        /* Each vCPU's stop. Not a request: a vCPU stopped for gdb waits
+         * in the Launcher with the Host lock let go, so that the others
+         * can reach their own stops, and request belongs to the lock's
+         * holder. The Launcher looks at `stopped` at every exit first. */
+        struct perch_gdb_vcpu {
+            uint64_t stop;        /* Launcher sets, Host takes: stop for gdb */
+            uint64_t stopped;     /* Host, at its exit: PERCH_GDB_STOP_*;
+                                   * Launcher takes (0: no stop) */
+            uint64_t resume;      /* Launcher, at a stop: PERCH_GDB_CONTINUE/STEP */
+            uint64_t regs_changed;    /* Launcher, at a stop: load regs back */
+            struct perch_gdb_regs regs;   /* Host, at a stop: the guest's */
+        } cpu[PERCH_MAX_VCPUS];
     } gdb;
 
     /* PERCH_REQ_RELEASE_FRAMES: nr ranges of machine frames, each the

@@ -110,6 +110,19 @@ _Noreturn void iret_to(struct cpu_regs *regs, const struct iret_context *frame);
  * the vCPU (for a shutdown or a fatal request it never does). */
 void launcher_request(enum perch_request reason, uint64_t arg0);
 
+/* --gdb (host/entry/gdb.c makes the stops): whether gdb is served, as the
+ * Host read perch_shared.gdb.enabled at boot. */
+extern bool gdb_enabled;
+
+/* Does the Launcher want this vCPU stopped for gdb? A sleep ends for it. */
+bool gdb_stop_asked(void);
+
+/* Stop this vCPU for gdb, its registers in perch_shared.gdb.cpu[id] (none
+ * for PERCH_GDB_STOP_OFFLINE), until gdb lets it go on: it waits in the
+ * Launcher with the Host lock let go, so that every other vCPU can reach
+ * its own stop (all-stop). */
+void launcher_gdb_stop(uint64_t why);
+
 /* Stop the guest: it broke a rule, or the Host found itself in a state it
  * cannot go on from. The message reaches the user through the Launcher. */
 _Noreturn void host_fatal(const char *fmt, ...)

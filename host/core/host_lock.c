@@ -82,22 +82,33 @@ void host_leave(bool to_guest)
         __atomic_store_n(&holder, 0, __ATOMIC_RELEASE);
 }
 
-/* The wake slot is cleared before each look at done(): an interrupt
- * after the look makes the HALT gate return at once (switcher.S). */
-void host_sleep_until(bool (*done)(void *arg), void *arg)
+void host_without_lock(void (*step)(void))
 {
     struct vcpu *me = current;
     bool held = host_nr_vcpus > 1 && holder == me->id + 1;
 
+    if (held)
+        __atomic_store_n(&holder, 0, __ATOMIC_RELEASE);
+    step();
+    if (held)
+        spin_for_lock(me->id);
+}
+
+/* env/'s functions are reached by call, never by address. */
+static void idle(void)
+{
+    env_idle();
+}
+
+/* The wake slot is cleared before each look at done(): an interrupt
+ * after the look makes the HALT gate return at once (switcher.S). */
+void host_sleep_until(bool (*done)(void *arg), void *arg)
+{
     for (;;) {
         env_wake_clear();
         if (done(arg))
             return;
-        if (held)
-            __atomic_store_n(&holder, 0, __ATOMIC_RELEASE);
-        env_idle();
-        if (held)
-            spin_for_lock(me->id);
+        host_without_lock(idle);
     }
 }
 

@@ -17,8 +17,8 @@
  * spins for it: each entry takes it only if its vCPU does not hold it, and
  * its way out lets go only what it took (a bit per level: nested entries
  * leave in the opposite order). The lock is let go while a vCPU sleeps
- * (host_sleep_until) and kept across an exit to the Launcher, which therefore
- * serves one request at a time. With one vCPU there is nothing to lock.
+ * (host_sleep_until) or is stopped for gdb, and kept across an exit to the
+ * Launcher otherwise, which therefore serves one request at a time. With one vCPU there is nothing to lock.
  */
 #ifndef PERCH_HOST_LOCK_H
 #define PERCH_HOST_LOCK_H
@@ -49,6 +49,10 @@ void host_sync_others(void);
 /* In an entry that interrupted Host code: does that code hold the lock
  * (with one vCPU: always taken as yes)? */
 bool host_holds_lock_below(void);
+
+/* step() with the lock let go if this vCPU holds it, taken again after:
+ * a sleep, or a stop for gdb that lasts while the others reach theirs. */
+void host_without_lock(void (*step)(void));
 
 /* Sleep (env_idle) until done(arg), which is asked first and after every
  * interrupt, with the lock let go while asleep. */

@@ -7,7 +7,9 @@
 
 #include "env.h"
 #include "host.h"
+#include "host_lock.h"
 #include "stats.h"
+#include "vcpu.h"
 #include "where.h"
 #include "../../lib/fmt.h"
 
@@ -23,6 +25,34 @@ void launcher_request(enum perch_request reason, uint64_t arg0)
     count_visit_of(PERCH_VISIT_SERVICE_EXIT);
     env_call_launcher();
     perch_shared.request.reason = PERCH_REQ_NONE;
+}
+
+bool gdb_enabled;
+
+/* env/'s functions are reached by call, never by address. */
+static void call_launcher(void)
+{
+    env_call_launcher();
+}
+
+bool gdb_stop_asked(void)
+{
+    return gdb_enabled &&
+           __atomic_load_n(&perch_shared.gdb.cpu[current->id].stop, __ATOMIC_SEQ_CST);
+}
+
+void launcher_gdb_stop(uint64_t why)
+{
+    volatile struct perch_gdb_vcpu *g = &perch_shared.gdb.cpu[current->id];
+
+    if (why == PERCH_GDB_STOP_OFFLINE)
+        g->regs = (struct perch_gdb_regs){ 0 };
+    g->resume = PERCH_GDB_CONTINUE;
+    g->regs_changed = 0;
+    __atomic_store_n(&g->stop, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&g->stopped, why, __ATOMIC_SEQ_CST);
+    count_visit_of(PERCH_VISIT_SERVICE_EXIT);
+    host_without_lock(call_launcher);
 }
 
 _Noreturn void host_fatal(const char *fmt, ...)

@@ -1,8 +1,8 @@
 /*
- * --gdb, the Host's side (gdb.h). A stop is a PERCH_REQ_GDB request to the
- * Launcher with the guest's registers in perch_shared.gdb.regs; the vCPU
- * waits in the Launcher while gdb looks, and the answer (continue or step,
- * and maybe new registers) is read back when the request returns.
+ * --gdb, the Host's side (gdb.h). A stop is an exit to the Launcher with
+ * the vCPU's registers in its perch_shared.gdb.cpu[] (launcher_gdb_stop);
+ * the vCPU waits in the Launcher while gdb looks, and the answer (continue
+ * or step, and maybe new registers) is read back when the exit returns.
  */
 #include "gdb.h"
 
@@ -12,8 +12,6 @@
 #include "../core/vcpu.h"
 
 #define RFLAGS_TF (1ull << 8)
-
-bool gdb_enabled;
 
 static void save_regs(const struct cpu_regs *regs, volatile struct perch_gdb_regs *g)
 {
@@ -47,12 +45,10 @@ static void load_regs(struct cpu_regs *regs, const volatile struct perch_gdb_reg
 /* Hand the guest to the Launcher until gdb lets it go on. */
 static void stop(struct cpu_regs *regs, uint64_t why)
 {
-    volatile typeof(perch_shared.gdb) *g = &perch_shared.gdb;
+    volatile struct perch_gdb_vcpu *g = &perch_shared.gdb.cpu[current->id];
 
     save_regs(regs, &g->regs);
-    g->resume = PERCH_GDB_CONTINUE;
-    g->regs_changed = 0;
-    launcher_request(PERCH_REQ_GDB, why);
+    launcher_gdb_stop(why);
     if (g->regs_changed)
         load_regs(regs, &g->regs);
     current->gdb_step_flags = g->resume == PERCH_GDB_STEP ? RFLAGS_TF : 0;
@@ -78,7 +74,8 @@ void gdb_on_resume(struct cpu_regs *regs)
     if (current->gdb_step_flags && regs->rip != current->gdb_step_rip) {
         current->gdb_step_flags = 0;
         stop(regs, PERCH_GDB_STOP_TRAP);
-    } else if (__atomic_exchange_n(&perch_shared.gdb.stop, 0, __ATOMIC_SEQ_CST)) {
+    } else if (__atomic_exchange_n(&perch_shared.gdb.cpu[current->id].stop, 0,
+                                   __ATOMIC_SEQ_CST)) {
         stop(regs, PERCH_GDB_STOP_INT);
     }
     /* A popf that sets TF traps after the next instruction, which on the

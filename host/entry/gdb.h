@@ -2,8 +2,8 @@
  * --gdb, the Host's side (host/entry/gdb.c): the guest stops for gdb only where
  * the Host holds its registers, on the way back to it (guest_resume) or at
  * its #BP and #DB; the Launcher serves gdb meanwhile (launcher/gdb/).
- * gdb_enabled is perch_shared.gdb.enabled as the Host read it at boot: 0
- * without --gdb, and then every hook below is one test of it.
+ * gdb_enabled (core/host.h) is perch_shared.gdb.enabled as the Host read
+ * it at boot: 0 without --gdb, and then every hook below is one test of it.
  */
 #ifndef PERCH_HOST_GDB_H
 #define PERCH_HOST_GDB_H
@@ -11,8 +11,6 @@
 #include <stdbool.h>
 
 #include "../core/host.h"
-
-extern bool gdb_enabled;
 
 /* At boot: whether gdb is served; if so gdb_on_resume watches every way
  * out (guest_resume_watch). */

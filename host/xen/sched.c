@@ -30,10 +30,13 @@ static bool wake_possible(void)
     return time_guest_timer_armed() || evtchn_backends_bound() || host_nr_vcpus > 1;
 }
 
+/* A stop for gdb ends a block or a poll early, as an event would: the
+ * vCPU stops on its way back to the guest (host/entry/gdb.c), and Linux
+ * takes an early return from either in its stride. */
 static bool block_over(void *arg)
 {
     (void)arg;
-    return evtchn_upcall_due() || !wake_possible();
+    return evtchn_upcall_due() || !wake_possible() || gdb_stop_asked();
 }
 
 /*
@@ -79,7 +82,7 @@ static bool poll_over(void *arg)
 {
     const struct poll_wait *w = arg;
 
-    if (evtchn_state.kicks != w->kicks)
+    if (evtchn_state.kicks != w->kicks || gdb_stop_asked())
         return true;
     if (w->timeout)
         return time_now_ns() >= w->timeout;

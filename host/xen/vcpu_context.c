@@ -94,13 +94,20 @@ long vcpu_context_load(struct vcpu *v, uint64_t arg)
     return 0;
 }
 
-static bool brought_up(void *arg)
+static bool up_or_wanted_by_gdb(void *arg)
 {
     (void)arg;
-    return current->state == VCPU_UP;
+    return current->state == VCPU_UP || gdb_stop_asked();
 }
 
+/* A vCPU not up stops for gdb too, with no registers to show, so that
+ * gdb's all-stop finds every vCPU stopped. */
 void vcpu_context_wait_up(void)
 {
-    host_sleep_until(brought_up, NULL);
+    for (;;) {
+        host_sleep_until(up_or_wanted_by_gdb, NULL);
+        if (current->state == VCPU_UP)
+            return;
+        launcher_gdb_stop(PERCH_GDB_STOP_OFFLINE);
+    }
 }

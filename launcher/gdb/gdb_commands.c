@@ -88,19 +88,35 @@ static void put_hex(struct gdb_reply *r, const uint8_t *bytes, size_t n)
     r->data[r->len] = 0;
 }
 
-void gdb_stop_reply(uint32_t why, bool swbreak, struct gdb_reply *r)
+void gdb_stop_reply(const struct gdb_stop *stop, bool swbreak, struct gdb_reply *r)
 {
-    say(r, "T%02x%sthread:01;", why & 0xff,
-        swbreak && why == PERCH_GDB_STOP_BREAKPOINT ? "swbreak:;" : "");
+    say(r, "T%02x%sthread:%02x;", stop->why & 0xff,
+        swbreak && stop->why == PERCH_GDB_STOP_BREAKPOINT ? "swbreak:;" : "",
+        stop->cpu + 1);
+}
+
+/* Register n as hex, or unavailable, x for each digit, when perch has no
+ * value of it (the x87 and SSE ones when KVM gave none; every one of a
+ * vCPU that is not up). */
+static void put_register(const struct gdb_target *t, unsigned n, struct gdb_reply *r)
+{
+    uint8_t v[GDB_REG_MAX];
+    size_t known = gdb_target_get_reg(t, n, v);
+
+    if (known) {
+        put_hex(r, v, known);
+        return;
+    }
+    for (size_t i = 0; i < 2 * gdb_target_reg_size(n) && r->len + 1 < sizeof(r->data); i++)
+        r->data[r->len++] = 'x';
+    r->data[r->len] = 0;
 }
 
 static void read_registers(const struct gdb_target *t, struct gdb_reply *r)
 {
-    uint8_t v[GDB_REG_MAX];
-
     r->len = 0;
     for (unsigned n = 0; n < GDB_NR_REGS; n++)
-        put_hex(r, v, gdb_target_get_reg(t, n, v));
+        put_register(t, n, r);
 }
 
 /* G: as many whole registers as the packet holds, in g's order. */
@@ -129,28 +145,16 @@ static bool take_range(struct cursor *c, uint64_t *addr, uint64_t *len)
     return take_hex(c, addr) && take_char(c, ',') && take_hex(c, len);
 }
 
-/* p: a register perch has no value of (the x87 and SSE ones, when KVM
- * gave none) reads as unavailable, x for each digit. */
 static const char *read_register(const struct gdb_target *t, struct cursor *c, struct gdb_reply *r)
 {
     uint64_t n;
-    uint8_t v[GDB_REG_MAX];
-    size_t size, known;
 
     if (!take_hex(c, &n) || !at_end(c))
         return "E01";
-    size = n < 256 ? gdb_target_reg_size((unsigned)n) : 0;
-    if (!size)
+    if (n >= 256 || !gdb_target_reg_size((unsigned)n))
         return "E00";
-    known = gdb_target_get_reg(t, (unsigned)n, v);
     r->len = 0;
-    if (known) {
-        put_hex(r, v, known);
-        return NULL;
-    }
-    memset(r->data, 'x', 2 * size);
-    r->len = 2 * size;
-    r->data[r->len] = 0;
+    put_register(t, (unsigned)n, r);
     return NULL;
 }
 
@@ -249,10 +253,82 @@ static const char *breakpoint(struct gdb_target *t, bool insert, struct cursor *
     return "OK";
 }
 
-/* c [ADDR] / s [ADDR]: resume, at ADDR if given. */
-static enum gdb_action resume(struct gdb_target *t, struct cursor *c,
-                              enum gdb_action how, struct gdb_reply *r)
+/* A thread id: -1 (all), 0 (any) or a vCPU's, 1 to nr_vcpus; false for
+ * anything else, a thread the guest does not have among them. */
+static bool take_thread(const struct gdb_target *t, struct cursor *c, long *id)
 {
+    uint64_t v;
+
+    if (take_char(c, '-')) {
+        *id = -1;
+        return take_char(c, '1');
+    }
+    if (!take_hex(c, &v) || v > t->nr_vcpus)
+        return false;
+    *id = (long)v;
+    return true;
+}
+
+/* Hg THREAD: whose registers and page tables the packets that follow
+ * use; any is the first vCPU. Hc THREAD: the one a plain s steps; any or
+ * all: the Hg one. */
+static const char *select_thread(struct gdb_target *t, struct cursor *c)
+{
+    bool general = take_char(c, 'g');
+    long id;
+
+    if ((!general && !take_char(c, 'c')) || !take_thread(t, c, &id) || !at_end(c) ||
+        (general && id < 0))
+        return "E01";
+    if (general)
+        t->cpu = id > 0 ? (unsigned)id - 1 : 0;
+    else
+        t->step_cpu = id > 0 ? (int)id - 1 : -1;
+    return "OK";
+}
+
+static const char *thread_alive(const struct gdb_target *t, struct cursor *c)
+{
+    long id;
+
+    return take_thread(t, c, &id) && at_end(c) && id > 0 ? "OK" : "E01";
+}
+
+/* plan[i]: what vCPU i was asked (enum gdb_go, -1: nothing) into t->go.
+ * While one steps the others stay stopped, so that the step ends where
+ * gdb looks (docs/usage.md, "gdb"); a vCPU that is not up has nothing to
+ * step. */
+static enum gdb_action go(struct gdb_target *t, const int *plan, struct gdb_reply *r)
+{
+    bool steps = false, any = false;
+
+    for (unsigned i = 0; i < t->nr_vcpus; i++) {
+        if (plan[i] == GDB_GO_STEP && !t->vcpu[i].has_regs) {
+            say(r, "E01");
+            return GDB_REPLY;
+        }
+        steps |= plan[i] == GDB_GO_STEP;
+    }
+    for (unsigned i = 0; i < PERCH_MAX_VCPUS; i++) {
+        bool named = i < t->nr_vcpus && plan[i] >= 0;
+
+        t->go[i] = !named || (steps && plan[i] == GDB_GO_CONTINUE) ? GDB_GO_STAY
+                                                                    : (uint8_t)plan[i];
+        any |= t->go[i] != GDB_GO_STAY;
+    }
+    if (any)
+        return GDB_RESUME;
+    say(r, "E01");
+    return GDB_REPLY;
+}
+
+/* c [ADDR] / s [ADDR]: every vCPU goes on, or the Hc one (else the Hg
+ * one) steps; at ADDR, the Hg one's rip, if given. */
+static enum gdb_action resume(struct gdb_target *t, struct cursor *c,
+                              enum gdb_go how, struct gdb_reply *r)
+{
+    unsigned stepper = t->step_cpu >= 0 ? (unsigned)t->step_cpu : t->cpu;
+    int plan[PERCH_MAX_VCPUS];
     uint64_t addr;
     uint8_t bytes[8];
 
@@ -265,26 +341,56 @@ static enum gdb_action resume(struct gdb_target *t, struct cursor *c,
             bytes[i] = (uint8_t)(addr >> (8 * i));
         gdb_target_set_reg(t, 16, bytes, 8);
     }
-    return how;
+    for (unsigned i = 0; i < PERCH_MAX_VCPUS; i++)
+        plan[i] = how == GDB_GO_CONTINUE ? GDB_GO_CONTINUE : i == stepper ? GDB_GO_STEP : -1;
+    return go(t, plan, r);
 }
 
-/* vCont;ACTION[:THREAD][;ACTION...]: one thread, so the first action is
- * the one for it; C and S carry a signal, which a guest kernel cannot
- * take: ignored, as QEMU does. */
-static enum gdb_action vcont(struct cursor *c, struct gdb_reply *r)
+/* One ;ACTION[:THREAD] of vCont: the vCPUs it names that no earlier
+ * action named take it. C and S carry a signal, which a guest kernel
+ * cannot take: ignored, as QEMU does. */
+static bool take_action(const struct gdb_target *t, struct cursor *c, int *plan)
 {
+    uint64_t signal;
+    long id = -1;
+    int how;
+
+    if (!take_char(c, ';') || at_end(c))
+        return false;
+    switch (*c->p++) {
+    case 'c': how = GDB_GO_CONTINUE; break;
+    case 's': how = GDB_GO_STEP; break;
+    case 'C': how = GDB_GO_CONTINUE; if (!take_hex(c, &signal)) return false; break;
+    case 'S': how = GDB_GO_STEP; if (!take_hex(c, &signal)) return false; break;
+    default: return false;
+    }
+    if (take_char(c, ':') && !take_thread(t, c, &id))
+        return false;
+    for (unsigned i = 0; i < t->nr_vcpus; i++)
+        if (plan[i] < 0 && (id <= 0 || (unsigned)id == i + 1))
+            plan[i] = how;
+    return true;
+}
+
+/* vCont;ACTION[:THREAD][;ACTION[:THREAD]]...: a vCPU no action names
+ * stays stopped. */
+static enum gdb_action vcont(struct gdb_target *t, struct cursor *c, struct gdb_reply *r)
+{
+    int plan[PERCH_MAX_VCPUS];
+
     if (take_char(c, '?')) {
         say(r, "vCont;c;C;s;S");
         return GDB_REPLY;
     }
-    if (take_char(c, ';') && c->p < c->end) {
-        switch (*c->p) {
-        case 'c': case 'C': return GDB_CONTINUE;
-        case 's': case 'S': return GDB_STEP;
+    for (unsigned i = 0; i < PERCH_MAX_VCPUS; i++)
+        plan[i] = -1;
+    do {
+        if (!take_action(t, c, plan)) {
+            say(r, "E01");
+            return GDB_REPLY;
         }
-    }
-    say(r, "E01");
-    return GDB_REPLY;
+    } while (!at_end(c));
+    return go(t, plan, r);
 }
 
 static bool is(const char *pkt, size_t len, const char *word)
@@ -326,6 +432,34 @@ static bool offers(const char *pkt, size_t len, const char *feature)
     return false;
 }
 
+/* qfThreadInfo: every vCPU, all in one reply (qsThreadInfo ends it). */
+static void list_threads(const struct gdb_target *t, struct gdb_reply *r)
+{
+    say(r, "m");
+    for (unsigned i = 0; i < t->nr_vcpus && r->len + 4 < sizeof(r->data); i++)
+        r->len += (size_t)snprintf(r->data + r->len, sizeof(r->data) - r->len,
+                                   "%s%x", i ? "," : "", i + 1);
+}
+
+/* qThreadExtraInfo,THREAD: what gdb's `info threads` shows beside it, the
+ * vCPU's number as the guest has it (Linux's CPU number), hex-encoded. */
+static void describe_thread(const struct gdb_target *t, const char *pkt, size_t len,
+                            struct gdb_reply *r)
+{
+    struct cursor c = { pkt + strlen("qThreadExtraInfo,"), pkt + len };
+    char text[48];
+    long id;
+
+    if (!take_thread(t, &c, &id) || !at_end(&c) || id <= 0) {
+        say(r, "E01");
+        return;
+    }
+    snprintf(text, sizeof(text), "vCPU %u%s", (unsigned)id - 1,
+             t->vcpu[id - 1].has_regs ? "" : ", not up");
+    r->len = 0;
+    put_hex(r, (const uint8_t *)text, strlen(text));
+}
+
 /* The q and Q packets perch answers; the empty reply for the rest. */
 static enum gdb_action query(struct gdb_target *t, const char *pkt, size_t len,
                              struct gdb_reply *r)
@@ -351,9 +485,11 @@ static enum gdb_action query(struct gdb_target *t, const char *pkt, size_t len,
     } else if (is(pkt, len, "qAttached"))
         say(r, "1");   /* attached to a running guest: detach, not kill, at quit */
     else if (len == 2 && is(pkt, len, "qC"))
-        say(r, "QC1");
+        say(r, "QC%x", t->cpu + 1);
     else if (is(pkt, len, "qfThreadInfo"))
-        say(r, "m1");
+        list_threads(t, r);
+    else if (is(pkt, len, "qThreadExtraInfo,"))
+        describe_thread(t, pkt, len, r);
     else if (is(pkt, len, "qsThreadInfo"))
         say(r, "l");
     else if (is(pkt, len, "qSymbol"))
@@ -377,8 +513,8 @@ static const char *worded(struct gdb_target *t, char kind, struct cursor *c,
     }
 }
 
-enum gdb_action gdb_command(struct gdb_target *t, uint32_t why, const char *pkt,
-                            size_t len, struct gdb_reply *r)
+enum gdb_action gdb_command(struct gdb_target *t, const struct gdb_stop *stop,
+                            const char *pkt, size_t len, struct gdb_reply *r)
 {
     struct cursor c = { pkt + (len ? 1 : 0), pkt + len };
     const char *word;
@@ -388,26 +524,27 @@ enum gdb_action gdb_command(struct gdb_target *t, uint32_t why, const char *pkt,
     if (!len)
         return GDB_REPLY;
     switch (pkt[0]) {
-    case '?': gdb_stop_reply(why, t->swbreak, r); break;
+    case '?': gdb_stop_reply(stop, t->swbreak, r); break;
     case 'g': read_registers(t, r); break;
     case 'G': case 'p': case 'P': case 'm': case 'M': case 'Z': case 'z':
         word = worded(t, pkt[0], &c, r);
         if (word)
             say(r, "%s", word);
         break;
-    case 'c': return resume(t, &c, GDB_CONTINUE, r);
-    case 's': return resume(t, &c, GDB_STEP, r);
-    case 'C': return GDB_CONTINUE;   /* with a signal: ignored */
-    case 'S': return GDB_STEP;
-    case 'H': say(r, "OK"); break;   /* one thread: Hg, Hc all name it */
-    case 'T': say(r, "OK"); break;   /* is the thread alive: it is */
+    case 'c': return resume(t, &c, GDB_GO_CONTINUE, r);
+    case 's': return resume(t, &c, GDB_GO_STEP, r);
+    case 'C': case 'S':   /* with a signal: ignored, and its address too */
+        c.p = c.end;
+        return resume(t, &c, pkt[0] == 'C' ? GDB_GO_CONTINUE : GDB_GO_STEP, r);
+    case 'H': say(r, "%s", select_thread(t, &c)); break;
+    case 'T': say(r, "%s", thread_alive(t, &c)); break;   /* is the thread alive */
     case 'D': say(r, "OK"); return GDB_DETACH;
     case 'k': return GDB_KILL;
     case 'q': case 'Q': return query(t, pkt, len, r);
     case 'v':
         if (is(pkt, len, "vCont")) {
             c.p = pkt + 5;
-            return vcont(&c, r);
+            return vcont(t, &c, r);
         }
         break;
     }

@@ -18,8 +18,8 @@
 
 enum gdb_action {
     GDB_REPLY,        /* send the reply, stay stopped */
-    GDB_CONTINUE,     /* c, vCont;c: no reply until the next stop */
-    GDB_STEP,         /* s, vCont;s */
+    GDB_RESUME,       /* c, s, vCont: target.go says which vCPUs go on
+                       * and how; no reply until the next stop */
     GDB_DETACH,       /* D: reply OK, breakpoints out, the guest goes on */
     GDB_KILL,         /* k: perch ends */
     GDB_NO_ACK,       /* QStartNoAckMode: reply OK, then no more acks */
@@ -30,15 +30,23 @@ struct gdb_reply {
     size_t len;
 };
 
-/* Serve one packet (its data, len bytes, not NUL-ended) while the guest is
- * stopped with signal `why` (PERCH_GDB_STOP_*). Anything perch does not
- * know gets the empty reply, as the protocol asks. */
-enum gdb_action gdb_command(struct gdb_target *t, uint32_t why, const char *pkt,
-                            size_t len, struct gdb_reply *r);
+/* What stopped the guest: the vCPU whose stop gdb hears of (the others
+ * were stopped for it) and its signal (PERCH_GDB_STOP_*). gdb's thread N
+ * is vCPU N - 1, as QEMU numbers them. */
+struct gdb_stop {
+    uint32_t why;
+    unsigned cpu;
+};
 
-/* The stop reply for a stop `why` (PERCH_GDB_STOP_*): "T05thread:01;",
- * with swbreak (the client asked for it in qSupported) at a breakpoint:
- * the pc is already back at the int3, so gdb must not move it again. */
-void gdb_stop_reply(uint32_t why, bool swbreak, struct gdb_reply *r);
+/* Serve one packet (its data, len bytes, not NUL-ended) while the guest is
+ * stopped. Anything perch does not know gets the empty reply, as the
+ * protocol asks; a thread the guest does not have, an error. */
+enum gdb_action gdb_command(struct gdb_target *t, const struct gdb_stop *stop,
+                            const char *pkt, size_t len, struct gdb_reply *r);
+
+/* The stop reply: "T05thread:01;", with swbreak (the client asked for it
+ * in qSupported) at a breakpoint: the pc is already back at the int3, so
+ * gdb must not move it again. */
+void gdb_stop_reply(const struct gdb_stop *stop, bool swbreak, struct gdb_reply *r);
 
 #endif

@@ -23,7 +23,7 @@ static bool parse_address(const char *s, uint64_t *v)
 
 static void sym(const struct gdb_target *t, const char *arg, char *out, size_t size)
 {
-    uint64_t addr = t->regs.rip, offset;
+    uint64_t addr = t->vcpu[t->cpu].regs.rip, offset;
     const char *name;
 
     if (*arg && !parse_address(arg, &addr)) {

@@ -16,7 +16,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../vm/lines.h"
 #include "../vm/sandbox.h"
 
 /* How long a client may leave perch's reply unread before it is dropped:
@@ -24,6 +23,10 @@
 #define SEND_TIMEOUT_MS 2000
 /* While a stop is asked for and not there, the kick is repeated. */
 #define KICK_INTERVAL_MS 100
+/* How long the other vCPUs have to stop once one has (each takes well
+ * under a millisecond): one that has not by then is shown to gdb without
+ * registers, and stops when it next can. */
+#define GATHER_MS 500
 
 int gdb_option_parse(const char *s, uint16_t *port, struct error *e)
 {
@@ -54,14 +57,19 @@ int gdb_option_parse(const char *s, uint16_t *port, struct error *e)
     return 0;
 }
 
-int gdb_listen(struct gdb *g, uint16_t port, bool wait, struct error *e)
+int gdb_listen(struct gdb *g, uint16_t port, bool wait, unsigned nr_vcpus,
+               struct error *e)
 {
     struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
     int one = 1, fd;
 
     memset(g, 0, sizeof(*g));
-    g->listen_fd = g->wake_fd = g->resume_fd = g->conn_fd = -1;
+    g->listen_fd = g->wake_fd = g->conn_fd = -1;
+    for (unsigned i = 0; i < PERCH_MAX_VCPUS; i++)
+        g->resume_fd[i] = -1;
+    g->nr_vcpus = nr_vcpus;
+    g->first = -1;
     g->wait = wait;
     fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
@@ -74,9 +82,13 @@ int gdb_listen(struct gdb *g, uint16_t port, bool wait, struct error *e)
         return fail(e, "--gdb %u: cannot listen on 127.0.0.1:%u: %s", port, port,
                     strerror(errno));
     g->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    g->resume_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (g->wake_fd < 0 || g->resume_fd < 0)
+    if (g->wake_fd < 0)
         return fail(e, "--gdb: eventfd: %s", strerror(errno));
+    for (unsigned i = 0; i < nr_vcpus; i++) {
+        g->resume_fd[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (g->resume_fd[i] < 0)
+            return fail(e, "--gdb: eventfd: %s", strerror(errno));
+    }
     pthread_mutex_init(&g->lock, NULL);
     return 0;
 }
@@ -89,10 +101,13 @@ void gdb_prepare(struct gdb *g, struct perch_shared *shared, struct kvm_vm *vm,
     g->target.shared = shared;
     g->target.gm = gm;
     g->target.syms = syms;
+    g->target.nr_vcpus = g->nr_vcpus;
+    g->target.step_cpu = -1;
     shared->gdb.enabled = 1;
     g->state = g->wait ? GDB_STOPPING : GDB_RUNNING;
     g->asked = PERCH_GDB_STOP_TRAP;
-    shared->gdb.stop = g->wait;
+    for (unsigned i = 0; i < g->nr_vcpus; i++)
+        shared->gdb.cpu[i].stop = g->wait;
 }
 
 static void post(int fd)
@@ -121,44 +136,63 @@ static enum gdb_state state_of(struct gdb *g)
     return s;
 }
 
-static void set_state(struct gdb *g, enum gdb_state s)
-{
-    pthread_mutex_lock(&g->lock);
-    if (g->state != GDB_ENDED)
-        g->state = s;
-    pthread_mutex_unlock(&g->lock);
-}
-
 /* ---- the vCPU thread's side ---- */
 
-enum gdb_verdict gdb_stopped(struct gdb *g, uint32_t why)
+/* A stop no one asked for any more: a vCPU not up that a stop found
+ * asleep, or one the kick reached after gdb let the guest go. Held, it
+ * would hold the guest (a vCPU being brought up) until gdb's next stop. */
+static bool stale(const struct gdb *g, uint32_t why)
 {
-    struct pollfd p = { .fd = g->resume_fd, .events = POLLIN };
+    return g->state == GDB_RUNNING && g->first < 0 &&
+           (why == PERCH_GDB_STOP_OFFLINE || why == PERCH_GDB_STOP_INT);
+}
+
+/* Under the lock: vCPU cpu waits for gdb. The first to stop (with
+ * registers) is the one gdb hears of; the gdb thread stops the others. */
+static void park(struct gdb *g, unsigned cpu, uint32_t why)
+{
+    struct gdb_vcpu_view *v = &g->target.vcpu[cpu];
+
+    /* The guest's x87 and SSE registers are the vCPU's: the Host never
+     * touches them. Only this thread may ask KVM. */
+    v->has_fpu = why != PERCH_GDB_STOP_OFFLINE &&
+                 kvm_vcpu_fpu(&g->vm->vcpus[cpu], &v->fpu) == 0;
+    g->parked[cpu] = true;
+    g->why[cpu] = why;
+    if (g->first < 0 && why != PERCH_GDB_STOP_OFFLINE) {
+        g->first = (int)cpu;
+        clock_gettime(CLOCK_MONOTONIC, &g->first_at);
+        if (g->state == GDB_RUNNING)
+            g->state = GDB_STOPPING;
+    }
+    post(g->wake_fd);
+}
+
+enum gdb_verdict gdb_stopped(struct gdb *g, unsigned cpu, uint32_t why)
+{
+    struct pollfd p = { .fd = g->resume_fd[cpu], .events = POLLIN };
 
     pthread_mutex_lock(&g->lock);
-    if (g->state != GDB_STOPPED) {
-        /* The guest's x87 and SSE registers are the vCPU's: the Host
-         * never touches them. Only this thread may ask KVM. */
-        g->target.has_fpu = kvm_vcpu_fpu(&g->vm->vcpus[0], &g->target.fpu) == 0;
-        g->state = GDB_STOPPED;
-        g->why = why;
-        post(g->wake_fd);
+    if (!g->parked[cpu] && stale(g, why)) {
+        pthread_mutex_unlock(&g->lock);
+        return GDB_GO_ON;
     }
+    if (!g->parked[cpu])
+        park(g, cpu, why);
     pthread_mutex_unlock(&g->lock);
     for (;;) {
-        bool killed;
-        enum gdb_state s;
+        bool killed, parked;
 
         if (poll(&p, 1, -1) < 0)
             return GDB_INTERRUPTED;
-        drain(g->resume_fd);
+        drain(g->resume_fd[cpu]);
         pthread_mutex_lock(&g->lock);
         killed = g->killed;
-        s = g->state;
+        parked = g->parked[cpu];
         pthread_mutex_unlock(&g->lock);
         if (killed)
             return GDB_END_RUN;
-        if (s != GDB_STOPPED)
+        if (!parked)
             return GDB_GO_ON;
     }
 }
@@ -175,27 +209,35 @@ void gdb_end(struct gdb *g, int status)
     g->started = false;
 }
 
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
 void gdb_release(struct gdb *g)
 {
-    int *fds[] = { &g->listen_fd, &g->wake_fd, &g->resume_fd, &g->conn_fd };
-
-    for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
-        if (*fds[i] >= 0)
-            close(*fds[i]);
-        *fds[i] = -1;
-    }
+    close_fd(&g->listen_fd);
+    close_fd(&g->wake_fd);
+    close_fd(&g->conn_fd);
+    for (unsigned i = 0; i < PERCH_MAX_VCPUS; i++)
+        close_fd(&g->resume_fd[i]);
 }
 
 /* ---- the gdb thread ---- */
 
-/* Ask the Host to stop the guest: the flag, then an event on the console's
- * line, which wakes a guest that blocks and sends the guest kernel through
- * the Host's way back (a console event with nothing in the ring is a
- * spurious wake-up the console driver takes in its stride). */
+/* Under the lock: ask the Host to stop every vCPU not stopped yet: its
+ * flag, then an interrupt, which wakes one asleep and brings one in guest
+ * code into the Host; either stops on its way back (host/entry/gdb.c). */
 static void kick(struct gdb *g)
 {
-    __atomic_store_n(&g->shared->gdb.stop, 1, __ATOMIC_SEQ_CST);
-    lines_raise(g->shared, g->vm, PERCH_LINE_CONSOLE);
+    for (unsigned i = 0; i < g->nr_vcpus; i++) {
+        if (g->parked[i])
+            continue;
+        __atomic_store_n(&g->shared->gdb.cpu[i].stop, 1, __ATOMIC_SEQ_CST);
+        kvm_signal_msi(g->vm, i, PERCH_IPI_VECTOR);
+    }
 }
 
 /* why: what gdb hears for this stop (PERCH_GDB_STOP_*). As QEMU: a
@@ -211,15 +253,33 @@ static void ask_stop(struct gdb *g, uint32_t why)
     pthread_mutex_unlock(&g->lock);
 }
 
-/* Let the vCPU thread go on from gdb_stopped(). A stop asked for and
- * overtaken by a breakpoint must not stop the guest again. */
-static void resume(struct gdb *g, uint64_t how)
+/* Let the vCPUs target.go names go on from gdb_stopped(), the others held.
+ * A stop asked for and overtaken by a breakpoint must not stop a vCPU
+ * again. */
+static void resume(struct gdb *g)
 {
-    __atomic_store_n(&g->shared->gdb.stop, 0, __ATOMIC_SEQ_CST);
-    gdb_target_resume(&g->target, how);
+    pthread_mutex_lock(&g->lock);
+    for (unsigned i = 0; i < g->nr_vcpus; i++) {
+        __atomic_store_n(&g->shared->gdb.cpu[i].stop, 0, __ATOMIC_SEQ_CST);
+        if (!g->parked[i] || g->target.go[i] == GDB_GO_STAY)
+            continue;
+        gdb_target_resume(&g->target, i, g->target.go[i] == GDB_GO_STEP
+                                             ? PERCH_GDB_STEP : PERCH_GDB_CONTINUE);
+        g->parked[i] = g->seen[i] = false;
+        post(g->resume_fd[i]);
+    }
+    g->first = -1;
+    if (g->state != GDB_ENDED)
+        g->state = GDB_RUNNING;
     g->taken = false;
-    set_state(g, GDB_RUNNING);
-    post(g->resume_fd);
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* Every vCPU goes on (a client that left, detach). */
+static void resume_all(struct gdb *g)
+{
+    memset(g->target.go, GDB_GO_CONTINUE, sizeof(g->target.go));
+    resume(g);
 }
 
 static void complain(struct gdb *g, const char *what)
@@ -277,20 +337,56 @@ static void send_packet(struct gdb *g, bool ack, const char *data, size_t len)
     send_bytes(g, out, n);
 }
 
-/* The guest is there for gdb: its registers, and the reply gdb waits for. */
+static long ms_since(const struct timespec *t)
+{
+    struct timespec now;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
+/* Under the lock: may gdb hear of the stop? Once one vCPU has stopped
+ * and every other has too, or has had GATHER_MS to. */
+static bool gathered(const struct gdb *g)
+{
+    if (g->state != GDB_STOPPING || g->first < 0)
+        return false;
+    for (unsigned i = 0; i < g->nr_vcpus; i++)
+        if (!g->parked[i])
+            return ms_since(&g->first_at) >= GATHER_MS;
+    return true;
+}
+
+/* Under the lock: the registers of each stopped vCPU not yet taken (one
+ * held while another stepped keeps what gdb changed of them). */
+static void take_registers(struct gdb *g)
+{
+    for (unsigned i = 0; i < g->nr_vcpus; i++) {
+        if (g->seen[i] || !g->parked[i]) {
+            g->target.vcpu[i].has_regs &= g->parked[i];
+            continue;
+        }
+        gdb_target_stopped(&g->target, i, g->why[i] != PERCH_GDB_STOP_OFFLINE);
+        g->seen[i] = true;
+    }
+}
+
+/* The guest is there for gdb: its registers, and the reply gdb waits for,
+ * which names the first vCPU to stop; gdb's thread selection starts there. */
 static void take_stop(struct gdb *g)
 {
-    uint32_t why;
-
     pthread_mutex_lock(&g->lock);
-    if (g->why == PERCH_GDB_STOP_INT)   /* the stop perch asked for */
-        g->why = g->asked;
-    why = g->why;
+    g->state = GDB_STOPPED;
+    g->stop.cpu = (unsigned)g->first;
+    g->stop.why = g->why[g->first] == PERCH_GDB_STOP_INT   /* the stop perch asked for */
+                  ? g->asked : g->why[g->first];
+    take_registers(g);
     pthread_mutex_unlock(&g->lock);
-    gdb_target_stopped(&g->target);
+    g->target.cpu = g->stop.cpu;
+    g->target.step_cpu = -1;
     g->taken = true;
     if (g->reply_due && g->conn_fd >= 0) {
-        gdb_stop_reply(why, g->target.swbreak, &g->reply);
+        gdb_stop_reply(&g->stop, g->target.swbreak, &g->reply);
         send_packet(g, false, g->reply.data, g->reply.len);
         g->reply_due = false;
     }
@@ -301,10 +397,8 @@ static void take_stop(struct gdb *g)
  * breakpoints with it, and the guest goes on. */
 static void let_go(struct gdb *g)
 {
-    if (!g->taken)
-        gdb_target_stopped(&g->target);
     gdb_target_remove_all(&g->target);
-    resume(g, PERCH_GDB_CONTINUE);
+    resume_all(g);
 }
 
 static void accept_client(struct gdb *g)
@@ -334,12 +428,11 @@ static void act(struct gdb *g, enum gdb_action a)
         send_packet(g, true, g->reply.data, g->reply.len);
         g->no_ack = true;
         break;
-    case GDB_CONTINUE:
-    case GDB_STEP:
+    case GDB_RESUME:
         if (!g->no_ack)
             send_bytes(g, "+", 1);
         g->reply_due = true;
-        resume(g, a == GDB_STEP ? PERCH_GDB_STEP : PERCH_GDB_CONTINUE);
+        resume(g);
         break;
     case GDB_DETACH:   /* let_go() next */
         send_packet(g, true, g->reply.data, g->reply.len);
@@ -351,8 +444,9 @@ static void act(struct gdb *g, enum gdb_action a)
         drop_client(g);
         pthread_mutex_lock(&g->lock);
         g->killed = true;
+        for (unsigned i = 0; i < g->nr_vcpus; i++)
+            post(g->resume_fd[i]);
         pthread_mutex_unlock(&g->lock);
-        post(g->resume_fd);
         break;
     }
 }
@@ -361,16 +455,11 @@ static void act(struct gdb *g, enum gdb_action a)
  * client that sends one while it runs (gdb does not) gets an error. */
 static void packet(struct gdb *g)
 {
-    uint32_t why;
-
     if (state_of(g) != GDB_STOPPED || !g->taken) {
         send_packet(g, true, "E01", 3);
         return;
     }
-    pthread_mutex_lock(&g->lock);
-    why = g->why;
-    pthread_mutex_unlock(&g->lock);
-    act(g, gdb_command(&g->target, why, g->in.data, g->in.len, &g->reply));
+    act(g, gdb_command(&g->target, &g->stop, g->in.data, g->in.len, &g->reply));
 }
 
 /* What the framing made of a byte: acks are taken as given (perch does
@@ -431,42 +520,61 @@ static void ended(struct gdb *g)
     drop_client(g);
 }
 
-/* What the thread waits on: the vCPU thread's news and new clients
+/* Under the lock: what the thread does next, before it waits. */
+enum gdb_turn { TURN_WAIT, TURN_END, TURN_TAKE, TURN_LET_GO };
+
+static enum gdb_turn next_turn(struct gdb *g)
+{
+    if (g->state == GDB_ENDED)
+        return TURN_END;
+    if (gathered(g))
+        return TURN_TAKE;
+    if (g->state == GDB_STOPPED) {
+        take_registers(g);   /* one that stopped late */
+        if (g->conn_fd < 0 && !g->wait)
+            return TURN_LET_GO;
+    }
+    return TURN_WAIT;
+}
+
+/* What the thread waits on: the vCPU threads' news and new clients
  * always; the client's bytes except while a stop is on its way, when it
- * kicks again now and then. */
+ * kicks the vCPUs not stopped yet now and then. */
 static void serve(void *arg)
 {
     struct gdb *g = arg;
 
     for (;;) {
-        enum gdb_state s = state_of(g);
         struct pollfd p[3] = {
             { .fd = g->wake_fd, .events = POLLIN },
             { .fd = g->listen_fd, .events = POLLIN },
             { .fd = g->conn_fd, .events = POLLIN },
         };
+        enum gdb_turn turn;
+        bool stopping;
 
-        if (s == GDB_ENDED) {
+        pthread_mutex_lock(&g->lock);
+        turn = next_turn(g);
+        stopping = g->state == GDB_STOPPING;
+        if (stopping)
+            kick(g);
+        pthread_mutex_unlock(&g->lock);
+        if (turn == TURN_END) {
             ended(g);
             return;
         }
-        if (s == GDB_STOPPED && !g->taken) {
+        if (turn == TURN_TAKE) {
             take_stop(g);
             continue;
         }
-        if (s == GDB_STOPPED && g->conn_fd < 0 && !g->wait) {
+        if (turn == TURN_LET_GO) {
             let_go(g);
             continue;
         }
-        if (s == GDB_STOPPING)
+        if (stopping)
             p[2].fd = -1;
-        if (poll(p, 3, s == GDB_STOPPING ? KICK_INTERVAL_MS : -1) == 0) {
-            pthread_mutex_lock(&g->lock);
-            if (g->state == GDB_STOPPING)
-                kick(g);
-            pthread_mutex_unlock(&g->lock);
+        if (poll(p, 3, stopping ? KICK_INTERVAL_MS : -1) <= 0)
             continue;
-        }
         if (p[0].revents)
             drain(g->wake_fd);
         if (p[2].revents)

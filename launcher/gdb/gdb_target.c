@@ -66,19 +66,23 @@ const char gdb_target_xml[] =
     "<reg name=\"gs_base\" bitsize=\"64\" type=\"int\"/>"
     "</feature></target>";
 
-void gdb_target_stopped(struct gdb_target *t)
+void gdb_target_stopped(struct gdb_target *t, unsigned cpu, bool has_regs)
 {
-    memcpy(&t->regs, (const void *)&t->shared->gdb.regs, sizeof(t->regs));
-    t->regs_changed = false;
+    struct gdb_vcpu_view *v = &t->vcpu[cpu];
+
+    memcpy(&v->regs, (const void *)&t->shared->gdb.cpu[cpu].regs, sizeof(v->regs));
+    v->has_regs = has_regs;
+    v->regs_changed = false;
 }
 
-void gdb_target_resume(struct gdb_target *t, uint64_t how)
+void gdb_target_resume(struct gdb_target *t, unsigned cpu, uint64_t how)
 {
-    volatile typeof(t->shared->gdb) *g = &t->shared->gdb;
+    volatile struct perch_gdb_vcpu *g = &t->shared->gdb.cpu[cpu];
+    const struct gdb_vcpu_view *v = &t->vcpu[cpu];
 
-    if (t->regs_changed)
-        memcpy((void *)&g->regs, &t->regs, sizeof(t->regs));
-    g->regs_changed = t->regs_changed;
+    if (v->regs_changed)
+        memcpy((void *)&g->regs, &v->regs, sizeof(v->regs));
+    g->regs_changed = v->regs_changed;
     g->resume = how;
 }
 
@@ -159,21 +163,22 @@ static uint64_t x87_control(const struct kvm_fpu *f, unsigned n)
 }
 
 /* 24-56 from the FXSAVE image, when the vCPU gave one. */
-static size_t fpu_reg(const struct gdb_target *t, unsigned n, uint8_t out[GDB_REG_MAX])
+static size_t fpu_reg(const struct gdb_vcpu_view *view, unsigned n, uint8_t out[GDB_REG_MAX])
 {
+    const struct kvm_fpu *f = &view->fpu;
     uint64_t v;
 
-    if (!t->has_fpu)
+    if (!view->has_fpu)
         return 0;
     if (n < 32) {
-        memcpy(out, t->fpu.fpr[n - 24], 10);
+        memcpy(out, f->fpr[n - 24], 10);
         return 10;
     }
     if (n >= 40 && n < 56) {
-        memcpy(out, t->fpu.xmm[n - 40], 16);
+        memcpy(out, f->xmm[n - 40], 16);
         return 16;
     }
-    v = n == 56 ? t->fpu.mxcsr : x87_control(&t->fpu, n);
+    v = n == 56 ? f->mxcsr : x87_control(f, n);
     for (size_t i = 0; i < 4; i++)
         out[i] = (uint8_t)(v >> (8 * i));
     return 4;
@@ -182,16 +187,19 @@ static size_t fpu_reg(const struct gdb_target *t, unsigned n, uint8_t out[GDB_RE
 size_t gdb_target_get_reg(const struct gdb_target *t, unsigned n,
                           uint8_t out[GDB_REG_MAX])
 {
-    struct perch_gdb_regs copy = t->regs;
+    const struct gdb_vcpu_view *view = &t->vcpu[t->cpu];
+    struct perch_gdb_regs copy = view->regs;
     uint64_t v;
     size_t size = gdb_target_reg_size(n);
 
+    if (!view->has_regs)
+        return 0;
     if (n == GDB_REG_FS_BASE || n == GDB_REG_GS_BASE)
         v = n == GDB_REG_FS_BASE ? copy.fs_base : copy.gs_base;
     else if (n < GDB_NR_REGS)
         v = n < 17 ? *reg64(&copy, n) : reg32(&copy, n);
     else if (size)
-        return fpu_reg(t, n, out);
+        return fpu_reg(view, n, out);
     else
         return 0;
     for (size_t i = 0; i < size; i++)
@@ -201,19 +209,20 @@ size_t gdb_target_get_reg(const struct gdb_target *t, unsigned n,
 
 int gdb_target_set_reg(struct gdb_target *t, unsigned n, const uint8_t *in, size_t size)
 {
+    struct gdb_vcpu_view *view = &t->vcpu[t->cpu];
     uint64_t v = 0;
 
-    if (n >= GDB_NR_REGS || size != (n < 17 ? 8u : 4u))
+    if (n >= GDB_NR_REGS || size != (n < 17 ? 8u : 4u) || !view->has_regs)
         return -1;
     for (size_t i = 0; i < size; i++)
         v |= (uint64_t)in[i] << (8 * i);
     if (n < 17)
-        *reg64(&t->regs, n) = v;
+        *reg64(&view->regs, n) = v;
     else if (n == 17)   /* the Host keeps only what a guest may set */
-        t->regs.rflags = v & ~RFLAGS_TF;
+        view->regs.rflags = v & ~RFLAGS_TF;
     else
         return 0;       /* selectors are the Host's: taken, not changed */
-    t->regs_changed = true;
+    view->regs_changed = true;
     return 0;
 }
 
@@ -227,15 +236,28 @@ static uint64_t l4_for(const struct perch_gdb_regs *r, uint64_t va)
     return r->user_cr3 >> PAGE_SHIFT;
 }
 
+/* Whose page tables gdb's addresses go through: the Hg vCPU's, or the
+ * first vCPU's with registers when it has none (not up); NULL: none. */
+static const struct perch_gdb_regs *tables(const struct gdb_target *t)
+{
+    if (t->vcpu[t->cpu].has_regs)
+        return &t->vcpu[t->cpu].regs;
+    for (unsigned i = 0; i < t->nr_vcpus; i++)
+        if (t->vcpu[i].has_regs)
+            return &t->vcpu[i].regs;
+    return NULL;
+}
+
 /* Host pointer to the byte at va, or NULL: outside canonical space, in
  * Xen's hole, or not mapped to a guest frame. */
 static uint8_t *guest_byte(const struct gdb_target *t, uint64_t va, uint64_t *maddr)
 {
+    const struct perch_gdb_regs *r = tables(t);
     uint64_t top = va >> 47, mfn;
 
-    if ((top != 0 && top != 0x1ffff) || (va >= XEN_HOLE_START && va < XEN_HOLE_END))
+    if ((top != 0 && top != 0x1ffff) || (va >= XEN_HOLE_START && va < XEN_HOLE_END) || !r)
         return NULL;
-    mfn = pt_guest_lookup(t->gm, l4_for(&t->regs, va), va);
+    mfn = pt_guest_lookup(t->gm, l4_for(r, va), va);
     if (mfn == INVALID_MFN)
         return NULL;
     if (maddr)

@@ -708,12 +708,6 @@ int launch_with(const struct options *o, const struct launch_io *io,
     kvm_vm_init(&l.vm);
     hold_init(&l.save.hold);
     sigaction(SIGPIPE, NULL, &old_pipe);   /* restored at the end */
-    /* gdb's server knows one vCPU's registers and stops one vCPU. */
-    if (o->gdb_port && l.nr_cpus > 1) {
-        fail(e, "--gdb debugs a guest of one vCPU: leave out --cpus");
-        status = STATUS_USAGE;
-        goto out;
-    }
     others = calloc(1, sizeof(*others));
     if (!others) {
         fail(e, "out of memory");
@@ -722,7 +716,7 @@ int launch_with(const struct options *o, const struct launch_io *io,
     /* First: a port in use is a mistake on the command line. */
     if (o->gdb_port) {
         l.has_gdb = true;
-        if (gdb_listen(&l.gdb, o->gdb_port, o->gdb_wait, e)) {
+        if (gdb_listen(&l.gdb, o->gdb_port, o->gdb_wait, l.nr_cpus, e)) {
             status = STATUS_USAGE;
             goto out;
         }

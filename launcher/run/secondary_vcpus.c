@@ -45,7 +45,6 @@ int secondary_vcpus_start(struct secondary_vcpus *s, struct guest_run *first,
 
         c->run = *first;
         c->run.vcpu = &first->vm->vcpus[i];
-        c->run.gdb = NULL;
         memset(&c->run.stats.exits, 0, sizeof(c->run.stats.exits));
         c->run.stats.frames_released = 0;
         memset(&c->run.where, 0, sizeof(c->run.where));

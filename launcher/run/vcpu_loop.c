@@ -194,9 +194,10 @@ static int stopped_for_gdb(struct guest_run *r, uint64_t why, struct error *e)
         int status;
 
         /* The number is the guest's to forge: only the kinds there are. */
-        switch (gdb_stopped(r->gdb, why == PERCH_GDB_STOP_INT ||
-                                    why == PERCH_GDB_STOP_BREAKPOINT
-                                    ? (uint32_t)why : PERCH_GDB_STOP_TRAP)) {
+        switch (gdb_stopped(r->gdb, r->vcpu->id,
+                            why == PERCH_GDB_STOP_INT || why == PERCH_GDB_STOP_BREAKPOINT ||
+                            why == PERCH_GDB_STOP_OFFLINE
+                            ? (uint32_t)why : PERCH_GDB_STOP_TRAP)) {
         case GDB_GO_ON:
             return -1;
         case GDB_END_RUN:
@@ -250,10 +251,16 @@ static int release_frames(struct guest_run *r, volatile struct perch_shared *sh,
 static int handle_request(struct guest_run *r, struct error *e)
 {
     volatile struct perch_shared *sh = r->hole->shared;
+    /* A stop for gdb is no request: the Host lock is let go meanwhile, and
+     * request may be another vCPU's (abi/layout.h). */
+    uint64_t gdb_why = __atomic_exchange_n(&sh->gdb.cpu[r->vcpu->id].stopped, 0,
+                                           __ATOMIC_SEQ_CST);
     uint32_t reason = sh->request.reason;
     char msg[PERCH_FATAL_MSG_BYTES + 1];
     int status;
 
+    if (gdb_why)
+        return stopped_for_gdb(r, gdb_why, e);
     switch (reason) {
     case PERCH_REQ_SHUTDOWN:
         r->stats.exits[EXIT_REQUEST_SHUTDOWN]++;
@@ -271,8 +278,6 @@ static int handle_request(struct guest_run *r, struct error *e)
     case PERCH_REQ_PING:
         r->stats.exits[EXIT_REQUEST_PING]++;
         return -1;
-    case PERCH_REQ_GDB:
-        return stopped_for_gdb(r, sh->request.arg[0], e);
     case PERCH_REQ_RELEASE_FRAMES:
         return release_frames(r, sh, e);
     case PERCH_REQ_FATAL:

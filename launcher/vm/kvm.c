@@ -369,10 +369,10 @@ uint64_t kvm_vcpu_rip(struct kvm_vcpu *vm)
 
 /* Fixed delivery, physical destination: APIC ID in bits 12-19 of the
  * address, the vector in the data. */
-int kvm_signal_msi(struct kvm_vm *vm, uint8_t vector)
+int kvm_signal_msi(struct kvm_vm *vm, unsigned cpu, uint8_t vector)
 {
     struct kvm_msi msi = {
-        .address_lo = (uint32_t)PERCH_MSI_ADDRESS | (0u << 12),
+        .address_lo = (uint32_t)PERCH_MSI_ADDRESS | (cpu << 12),
         .data = vector,
     };
 

@@ -69,9 +69,10 @@ int kvm_vcpu_boot(struct kvm_vcpu *vcpu, const struct vcpu_boot *boot,
  * interrupted it, -1 with e filled on failure. */
 int kvm_vcpu_run(struct kvm_vcpu *vcpu, struct error *e);
 
-/* Inject interrupt `vector` into the vCPU (an MSI to APIC 0 through the
- * in-kernel irqchip; safe from any thread). 0, or -1 if KVM refused it. */
-int kvm_signal_msi(struct kvm_vm *vm, uint8_t vector);
+/* Inject interrupt `vector` into vCPU `cpu` (an MSI to its APIC, whose id
+ * is its number, through the in-kernel irqchip; safe from any thread). 0,
+ * or -1 if KVM refused it. */
+int kvm_signal_msi(struct kvm_vm *vm, unsigned cpu, uint8_t vector);
 
 /* Make the vCPU's TSC tick at khz (KVM scales it where the CPU can). 0,
  * or -1. */

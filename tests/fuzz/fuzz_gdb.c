@@ -4,7 +4,8 @@
  * whose memory and page tables are built here. Besides ASan and UBSan:
  * no reply is longer than the packet size, perch's own frames and the
  * guest's page tables are never written, the Host's breakpoint table is
- * the Launcher's, and the detach at the end leaves no int3 behind.
+ * the Launcher's, no resume steps a vCPU not up or names one the guest
+ * does not have, and the detach at the end leaves no int3 behind.
  */
 #include "fuzz.h"
 
@@ -17,6 +18,7 @@
 #define PRIVATE 4
 #define PAGES 8
 #define TEXT 0xffffffff81000000ull
+#define VCPUS 2   /* vCPU 1 not up: threads, one without registers */
 
 static struct guest_memory gm;
 static struct perch_shared shared;
@@ -61,10 +63,14 @@ static void reset(void)
     memset(&t, 0, sizeof(t));
     t.shared = &shared;
     t.gm = &gm;
-    shared.gdb.regs.kernel_cr3 = gm.guest_mfn_base << 12;
-    shared.gdb.regs.in_kernel = 1;
-    shared.gdb.regs.rip = TEXT + 0x10;
-    gdb_target_stopped(&t);
+    t.nr_vcpus = VCPUS;
+    t.step_cpu = -1;
+    for (unsigned cpu = 0; cpu < VCPUS; cpu++) {
+        shared.gdb.cpu[cpu].regs.kernel_cr3 = gm.guest_mfn_base << 12;
+        shared.gdb.cpu[cpu].regs.in_kernel = 1;
+        shared.gdb.cpu[cpu].regs.rip = TEXT + 0x10;
+        gdb_target_stopped(&t, cpu, cpu == 0);   /* the second is not up */
+    }
     gdb_frame_reset(&f);
 }
 
@@ -85,17 +91,25 @@ static void check_breakpoints(void)
 
 static void serve(bool *no_ack)
 {
-    enum gdb_action a = gdb_command(&t, PERCH_GDB_STOP_TRAP, f.data, f.len, &r);
+    static const struct gdb_stop stop = { PERCH_GDB_STOP_TRAP, 0 };
+    enum gdb_action a = gdb_command(&t, &stop, f.data, f.len, &r);
 
     FUZZ_ASSERT(r.len <= GDB_PACKET_MAX);
     switch (a) {
     case GDB_NO_ACK:
         *no_ack = true;
         break;
-    case GDB_CONTINUE:
-    case GDB_STEP:   /* the guest runs and stops again at once */
-        gdb_target_resume(&t, a == GDB_STEP ? PERCH_GDB_STEP : PERCH_GDB_CONTINUE);
-        gdb_target_stopped(&t);
+    case GDB_RESUME:   /* the guest runs and stops again at once */
+        for (unsigned cpu = 0; cpu < VCPUS; cpu++) {
+            FUZZ_ASSERT(t.go[cpu] <= GDB_GO_STEP);
+            FUZZ_ASSERT(t.go[cpu] != GDB_GO_STEP || cpu == 0);   /* no step of one not up */
+            gdb_target_resume(&t, cpu, t.go[cpu] == GDB_GO_STEP ? PERCH_GDB_STEP
+                                                                 : PERCH_GDB_CONTINUE);
+            gdb_target_stopped(&t, cpu, cpu == 0);
+        }
+        for (unsigned cpu = VCPUS; cpu < PERCH_MAX_VCPUS; cpu++)
+            FUZZ_ASSERT(t.go[cpu] == GDB_GO_STAY);
+        FUZZ_ASSERT(t.cpu < VCPUS);
         break;
     case GDB_DETACH:
         gdb_target_remove_all(&t);

@@ -3,7 +3,8 @@
 # a function the guest's command calls, a step, and the command then
 # finishing with its own output and status. Then a client that speaks the
 # protocol badly (tests/guests/gdb_client.py): perch says at most one line,
-# never crashes, and the guest's command still ends as it would.
+# never crashes, and the guest's command still ends as it would. Last, a
+# guest of two vCPUs: two threads, all-stop at breakpoints.
 . tests/lib.sh
 
 if ! command -v gdb >/dev/null || ! command -v python3 >/dev/null; then
@@ -19,7 +20,7 @@ trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
 # Symbols from the guest itself: a PV kernel is not relocated, so the
 # addresses hold for every run of the same kernel.
 timeout 60 "$PERCH" run -- /bin/sh -c \
-    "grep -E ' (startup_xen|do_sys_openat2|__x64_sys_exit_group|xen_hypercall_pv|ptep_clear_flush)\$' /proc/kallsyms" \
+    "grep -E ' (startup_xen|do_sys_openat2|__x64_sys_exit_group|xen_hypercall_pv|ptep_clear_flush|scheduler_tick)\$' /proc/kallsyms" \
     >"$TMP/syms.out" 2>"$TMP/syms.err" </dev/null
 if grep -q "cannot fetch Debian's cloud kernel" "$TMP/syms.err"; then
     echo "SKIP gdb: $(grep -m1 '^perch: ' "$TMP/syms.err")"
@@ -32,7 +33,8 @@ OPENAT=$(sym do_sys_openat2)
 EXIT_GROUP=$(sym __x64_sys_exit_group)
 HYPERCALL=$(sym xen_hypercall_pv)
 PTEP_CLEAR_FLUSH=$(sym ptep_clear_flush)
-if [ -n "$ENTRY" ] && [ -n "$OPENAT" ] && [ -n "$EXIT_GROUP" ] && [ -n "$HYPERCALL" ] && [ -n "$PTEP_CLEAR_FLUSH" ] && [ "$OPENAT" != 0000000000000000 ]; then
+TICK=$(sym scheduler_tick)
+if [ -n "$ENTRY" ] && [ -n "$OPENAT" ] && [ -n "$EXIT_GROUP" ] && [ -n "$HYPERCALL" ] && [ -n "$PTEP_CLEAR_FLUSH" ] && [ -n "$TICK" ] && [ "$OPENAT" != 0000000000000000 ]; then
     pass gdb/kallsyms
 else
     fail gdb/kallsyms "no addresses in the guest's /proc/kallsyms: $(head -c 300 "$TMP/syms.out")"
@@ -107,6 +109,17 @@ EOF
 gdb_session session "$TMP/session.gdb" "" --gdb "$PORT" --gdb-wait -- /bin/sh -c 'cat /proc/version; echo session-done; exit 7'
 # section NAME: the lines gdb printed after "@NAME".
 section() { sed -n "/^@$1\$/,/^@/p" "$TMP/gdb.out" | grep -v '^@'; }
+# reg NAME SECTION: the value of register NAME gdb showed after "@SECTION".
+reg() { section "$2" | sed -n "s/^$1 \+\(0x[0-9a-f]*\) .*/\1/p"; }
+# expect_exit_heard NAME CODE: gdb heard the guest end with CODE (octal,
+# as gdb prints it).
+expect_exit_heard() {
+    if grep -q "exited with code $2" "$TMP/gdb.out"; then
+        pass "$1"
+    else
+        fail "$1" "$(tail -c 300 "$TMP/gdb.out")"
+    fi
+}
 # expect_section NAME SECTION REGEX: a line gdb printed after "@SECTION"
 # matches REGEX.
 expect_section() {
@@ -148,17 +161,13 @@ if section monitor | grep -q "^0x$OPENAT: do_sys_openat2+0\$" &&
 else
     fail gdb/monitor_symbols "$(section monitor | head -c 200)"
 fi
-stepped=$(section stepped | sed -n 's/^rip \+\(0x[0-9a-f]*\) .*/\1/p')
+stepped=$(reg rip stepped)
 if [ -n "$stepped" ] && [ "$stepped" != "0x$OPENAT" ]; then
     pass gdb/stepi_moves
 else
     fail gdb/stepi_moves "rip after stepi: '${stepped:-none}', the breakpoint was 0x$OPENAT"
 fi
-if grep -q 'exited with code 07' "$TMP/gdb.out"; then
-    pass gdb/hears_the_exit
-else
-    fail gdb/hears_the_exit "$(tail -c 200 "$TMP/gdb.out")"
-fi
+expect_exit_heard gdb/hears_the_exit 07
 expect_status session 7
 expect_line session out '^Linux version '
 expect_line session out '^session-done'
@@ -238,11 +247,7 @@ EOF
 gdb_session changes "$TMP/changes.gdb" "" --gdb "$PORT" --gdb-wait -- /bin/sh -c '/bin/sh -c "exit 3"; echo inner=$?; exit 4'
 expect_line changes out '^inner=42'
 expect_status changes 231
-if grep -q 'exited with code 0347' "$TMP/gdb.out"; then
-    pass changes/gdb_hears_231
-else
-    fail changes/gdb_hears_231 "$(tail -c 300 "$TMP/gdb.out")"
-fi
+expect_exit_heard changes/gdb_hears_231 0347
 
 # --- with symbols: perch's own test guest, source-level (a breakpoint by
 # name, the backtrace through the guest's frames, finish's temporary
@@ -312,3 +317,62 @@ for opts in "" --no-guest-isolation; do
     expect_status "$name" 0
     expect_line "$name" out '^loop-done'
 done
+
+# --- two vCPUs, two threads: a real gdb lists them, shows each one's own
+# registers (the other vCPU's stack and per-CPU base), and a breakpoint on
+# the scheduler's tick, which both vCPUs' timers run while both spin,
+# stops the guest and names the thread that hit it; then the guest runs
+# to its end. ---
+cat >"$TMP/smp.gdb" <<EOF
+set architecture i386:x86-64
+set pagination off
+target remote 127.0.0.1:$PORT
+break *0x$OPENAT
+continue
+delete
+echo @threads\n
+info threads
+thread 1
+echo @t1\n
+info registers rsp gs_base
+thread 2
+echo @t2\n
+info registers rsp gs_base
+break *0x$TICK
+continue
+echo @tick\n
+info threads
+delete
+continue
+EOF
+gdb_session smp "$TMP/smp.gdb" "" --cpus 2 --gdb "$PORT" --gdb-wait -- /bin/sh -c \
+    'spin() { i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; }; spin & spin; wait; echo smp-done; exit 6'
+if section threads | grep -Eq '^[* ] 1 +Thread 1 \(vCPU 0\) +0x' &&
+   section threads | grep -Eq '^[* ] 2 +Thread 2 \(vCPU 1\) +0x'; then
+    pass smp/info_threads
+else
+    fail smp/info_threads "$(section threads | head -c 300)"
+fi
+if [ -n "$(reg rsp t1)" ] && [ -n "$(reg rsp t2)" ] && [ "$(reg rsp t1)" != "$(reg rsp t2)" ] &&
+   [ -n "$(reg gs_base t2)" ] && [ "$(reg gs_base t1)" != "$(reg gs_base t2)" ]; then
+    pass smp/own_registers
+else
+    fail smp/own_registers "thread 1: $(section t1 | tr '\n' ' '); thread 2: $(section t2 | tr '\n' ' ')"
+fi
+if grep -Eq "^Thread [12] hit Breakpoint 2, 0x0*$TICK in" "$TMP/gdb.out"; then
+    pass smp/breakpoint_names_a_thread
+else
+    fail smp/breakpoint_names_a_thread "$(grep -v '^warning\|^determining' "$TMP/gdb.out" | head -c 400)"
+fi
+expect_exit_heard smp/hears_the_exit 06
+expect_status smp 6
+expect_line smp out '^smp-done'
+
+# --- two vCPUs at the protocol's level: the second not up yet, threads
+# the guest does not have, a step of one thread holding the other ---
+start_perch smp_client --cpus 2 --gdb "$PORT" --gdb-wait -- /bin/sh -c 'cat /proc/version; echo smp-client-done' ||
+    fail smp_client/listens "$(head -c 300 "$TMP/smp_client.err")"
+timeout 40 python3 tests/guests/gdb_client.py "$PORT" smp "$OPENAT"
+wait_perch
+expect_status smp_client 0
+expect_line smp_client out '^smp-client-done'

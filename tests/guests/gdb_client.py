@@ -14,6 +14,10 @@ Scenarios (each prints PASS/FAIL lines named gdb_client/SCENARIO/...):
                 stepped there, a breakpoint in its text, detach.
   deaf ADDR     a breakpoint at ADDR, then requests whose replies it never
                 reads, until perch drops it.
+  smp ADDR      two vCPUs, held by --gdb-wait before the second is up: it is
+                listed and unavailable; threads the guest does not have are
+                errors; a breakpoint at ADDR stops both and names one; each
+                thread's own registers; a step of one holds the other; detach.
 """
 import socket
 import sys
@@ -287,6 +291,59 @@ def deaf(port, addr):
     c.s.close()
 
 
+def stop_thread(r):
+    """The thread a stop reply names, or 0."""
+    for field in r[3:].split(";"):
+        if field.startswith("thread:"):
+            return int(field[7:], 16)
+    return 0
+
+
+def registers_of(c, thread):
+    check("smp/Hg%d" % thread, c.ask("Hg%d" % thread) == "OK")
+    return c.ask("g")
+
+
+def rsp_of(g):
+    return int.from_bytes(bytes.fromhex(g[112:128]), "little") if len(g) >= 128 else 0
+
+
+def smp(port, addr):
+    c = Client(port)
+    r = c.ask("?")
+    check("smp/held", r.startswith("T05") and stop_thread(r) == 1, r)
+    check("smp/two_threads", c.ask("qfThreadInfo") == "m1,2" and c.ask("qsThreadInfo") == "l")
+    r = c.ask("qThreadExtraInfo,2")
+    check("smp/second_not_up", bytes.fromhex(r) == b"vCPU 1, not up", r)
+    r = registers_of(c, 2)
+    check("smp/not_up_unavailable", len(r) == 328 and set(r) == {"x"}, r[:40])
+    check("smp/no_step_of_one_not_up", c.ask("vCont;s:2").startswith("E"))
+    for bad in ("Hg3", "Hc3", "T3", "T0", "vCont;c:3", "qThreadExtraInfo,3", "Hgzz"):
+        r = c.ask(bad)
+        check("smp/%s_refused" % bad, r.startswith("E"), r)
+    check("smp/T2", c.ask("T2") == "OK")
+    check("smp/Z0", c.ask("Z0,%s,1" % addr) == "OK")
+    c.send(frame("vCont;c"))
+    c.ack()
+    r = c.packet()
+    stopped = stop_thread(r)
+    check("smp/breakpoint_names_a_thread", r.startswith("T05") and stopped in (1, 2), r)
+    other = 3 - stopped
+    r = c.ask("qThreadExtraInfo,%d" % other)
+    check("smp/other_up_now", bytes.fromhex(r) == b"vCPU %d" % (other - 1), r)
+    mine, theirs = registers_of(c, stopped), registers_of(c, other)
+    check("smp/own_registers", rsp_of(mine) != rsp_of(theirs) and "x" not in theirs,
+          "rsp %x and %x" % (rsp_of(mine), rsp_of(theirs)))
+    check("smp/z0", c.ask("z0,%s,1" % addr) == "OK")
+    c.send(frame("vCont;s:%d;c" % stopped))
+    c.ack()
+    r = c.packet()
+    check("smp/step_names_its_thread", r.startswith("T05") and stop_thread(r) == stopped, r)
+    check("smp/other_held_while_it_stepped", registers_of(c, other) == theirs)
+    check("smp/detach", c.ask("D") == "OK")
+    c.s.close()
+
+
 def main():
     port, scenario = int(sys.argv[1]), sys.argv[2]
     try:
@@ -296,6 +353,8 @@ def main():
             user(port)
         elif scenario == "deaf":
             deaf(port, sys.argv[3])
+        elif scenario == "smp":
+            smp(port, sys.argv[3])
         else:
             interrupt(port)
     except (OSError, EOFError, ValueError) as e:

@@ -111,9 +111,3 @@ done
 wait $pid
 if [ "$most" -ge 3 ]; then pass sandbox/both_vcpus_confined; else fail sandbox/both_vcpus_confined "$most confined threads, want both vCPUs' and the console's"; fi
 
-# gdb's server serves one vCPU: asking for more is a usage error.
-"$PERCH" run --cpus 2 --gdb 23999 -- /bin/true >"$TMP/gdb.out" 2>"$TMP/gdb.err" </dev/null
-status=$?
-expect_status gdb 2
-expect_one_line_error gdb
-expect_line gdb err "^perch: --gdb debugs a guest of one vCPU"

@@ -105,6 +105,8 @@ void host_env_reset(uint64_t frames)
     memset(host_env_fault_address, 0, sizeof(host_env_fault_address));
     host_env_fs_base = host_env_gs_base = 0;
     host_env_gdb_answer = NULL;
+    host_env_gdb_stops = 0;
+    host_env_gdb_last_why = 0;
 }
 
 void *host_env_frame(uint64_t mfn)
@@ -219,12 +221,31 @@ static void stop(const char *why)
 }
 
 void (*host_env_gdb_answer)(void);
+unsigned host_env_gdb_stops;
+uint64_t host_env_gdb_last_why;
+
+/* A stop for gdb (launcher_gdb_stop) is no request: the stopped vCPU's
+ * slot says it, and the Launcher looks there first. */
+static bool gdb_stop(void)
+{
+    for (unsigned i = 0; i < PERCH_MAX_VCPUS; i++)
+        if ((host_env_gdb_last_why = __atomic_exchange_n(&perch_shared.gdb.cpu[i].stopped,
+                                                         0, __ATOMIC_SEQ_CST))) {
+            host_env_gdb_stops++;
+            if (host_env_gdb_answer)
+                host_env_gdb_answer();
+            return true;
+        }
+    return false;
+}
 
 void env_call_launcher(void)
 {
     uint32_t reason = perch_shared.request.reason;
     struct host_env_request *r = NULL;
 
+    if (gdb_stop())
+        return;
     if (host_env_nr_requests < HOST_ENV_LOG_MAX)
         r = &host_env_log[host_env_nr_requests];
     host_env_nr_requests++;
@@ -256,10 +277,6 @@ void env_call_launcher(void)
         }
         if (host_env_console_drain())
             stop("console ring index corrupted");
-        break;
-    case PERCH_REQ_GDB:
-        if (host_env_gdb_answer)
-            host_env_gdb_answer();
         break;
     default:
         break;   /* PERCH_REQ_PING and the like: nothing to do */

@@ -97,10 +97,13 @@ extern struct host_env_request host_env_log[HOST_ENV_LOG_MAX];
 extern unsigned host_env_nr_requests;
 extern unsigned host_env_requests_of[PERCH_REQ_COUNT + 1];  /* last: unknown */
 
-/* The Launcher's side of a stop for gdb (PERCH_REQ_GDB): called while
- * the "vCPU" waits, to write perch_shared.gdb's answer; NULL: continue
- * with nothing changed. */
+/* The Launcher's side of a stop for gdb (perch_shared.gdb.cpu[].stopped):
+ * called while the "vCPU" waits, to write perch_shared.gdb's answer;
+ * NULL: continue with nothing changed. host_env_gdb_stops counts them,
+ * host_env_gdb_last_why is the last one's PERCH_GDB_STOP_*. */
 extern void (*host_env_gdb_answer)(void);
+extern unsigned host_env_gdb_stops;
+extern uint64_t host_env_gdb_last_why;
 
 /* The most recent request (zeroed if there is none yet). */
 const struct host_env_request *host_env_last_request(void);

@@ -2,8 +2,8 @@
  * Unit tests of --gdb's packets and target (launcher/gdb/gdb_commands.c,
  * gdb_target.c) on a guest memory built here: reads through the guest's
  * own page tables only, never perch's frames, the hole or a superpage;
- * breakpoints written and taken out again; registers; every number of a
- * packet checked.
+ * breakpoints written and taken out again; registers; two vCPUs as two
+ * threads; every number of a packet checked.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +25,7 @@ static struct guest_memory gm;
 static struct perch_shared *shared;
 static struct gdb_target t;
 static struct gdb_reply r;
+static struct gdb_stop stop = { PERCH_GDB_STOP_TRAP, 0 };
 
 static uint64_t *frame(uint64_t mfn)
 {
@@ -63,19 +64,27 @@ static void build(void)
     memset(&t, 0, sizeof(t));
     t.shared = shared;
     t.gm = &gm;
-    shared->gdb.regs.kernel_cr3 = l4 << 12;
-    shared->gdb.regs.in_kernel = 1;
-    shared->gdb.regs.rip = TEXT + 0x10;
-    shared->gdb.regs.rax = 0x1122334455667788ull;
-    shared->gdb.regs.rflags = 0x246;
-    shared->gdb.regs.cs = 0xe033;
-    gdb_target_stopped(&t);
+    t.nr_vcpus = 2;
+    t.step_cpu = -1;
+    for (unsigned cpu = 0; cpu < 2; cpu++) {
+        volatile struct perch_gdb_regs *g = &shared->gdb.cpu[cpu].regs;
+
+        g->kernel_cr3 = l4 << 12;
+        g->in_kernel = 1;
+        g->rip = TEXT + 0x10 + 0x10 * cpu;
+        g->rax = 0x1122334455667788ull;
+        g->rflags = 0x246;
+        g->cs = 0xe033;
+        g->gs_base = 0xffff88800f800000ull + 0x100000 * cpu;
+        gdb_target_stopped(&t, cpu, true);
+    }
+    stop = (struct gdb_stop){ PERCH_GDB_STOP_TRAP, 0 };
 }
 
 /* Send one packet (a string) and leave the reply in r. */
 static enum gdb_action ask(const char *pkt)
 {
-    return gdb_command(&t, PERCH_GDB_STOP_TRAP, pkt, strlen(pkt), &r);
+    return gdb_command(&t, &stop, pkt, strlen(pkt), &r);
 }
 
 static int reply_is(const char *want)
@@ -129,10 +138,10 @@ static void partial_read(void)
 static void forged_cr3_reads_nothing(void)
 {
     build();
-    t.regs.kernel_cr3 = 1ull << 12;   /* a perch-private frame */
+    t.vcpu[0].regs.kernel_cr3 = 1ull << 12;   /* a perch-private frame */
     ask("mffffffff81000010,4");
     CHECK(reply_is("E14"));
-    t.regs.kernel_cr3 = ~0ull;
+    t.vcpu[0].regs.kernel_cr3 = ~0ull;
     ask("mffffffff81000010,4");
     CHECK(reply_is("E14"));
 }
@@ -144,8 +153,8 @@ static void user_addresses(void)
     ((uint8_t *)frame(gm.guest_mfn_base + 6))[0] = 0x5a;
     ask("m405000,1");
     CHECK(reply_is("5a"));
-    t.regs.in_kernel = 0;
-    t.regs.user_cr3 = 2ull << 12;     /* perch's: refused */
+    t.vcpu[0].regs.in_kernel = 0;
+    t.vcpu[0].regs.user_cr3 = 2ull << 12;     /* perch's: refused */
     ask("m405000,1");
     CHECK(reply_is("E14"));
 }
@@ -221,7 +230,7 @@ static void registers(void)
     ask("p12");   /* cs */
     CHECK(reply_is("33e00000"));
     ask("P0=0100000000000000");
-    CHECK(reply_is("OK") && t.regs.rax == 1 && t.regs_changed);
+    CHECK(reply_is("OK") && t.vcpu[0].regs.rax == 1 && t.vcpu[0].regs_changed);
     ask("P0=01");
     CHECK(reply_is("E00"));
     ask("P99=0100000000000000");
@@ -230,7 +239,7 @@ static void registers(void)
     CHECK(reply_is("xxxxxxxxxxxxxxxxxxxx"));
     ask("p3b");   /* past gs_base */
     CHECK(reply_is("E00"));
-    t.regs.gs_base = 0xffff88800f800000ull;
+    t.vcpu[0].regs.gs_base = 0xffff88800f800000ull;
     ask("p3a");   /* gs_base */
     CHECK(reply_is("0000800f8088ffff"));
     ask("P3a=0000000000000000");   /* the Host's to set */
@@ -240,24 +249,24 @@ static void registers(void)
     ask("p");
     CHECK(reply_is("E01"));
     ask("P11=00010000");   /* TF is the Host's to set */
-    CHECK(reply_is("OK") && t.regs.rflags == 0);
+    CHECK(reply_is("OK") && t.vcpu[0].regs.rflags == 0);
 }
 
 /* The x87 and SSE registers from the vCPU's FXSAVE image, read-only. */
 static void fpu_registers(void)
 {
     build();
-    t.has_fpu = true;
-    t.fpu.fcw = 0x37f;
-    t.fpu.fsw = 7u << 11;            /* TOP 7: ST(0) is physical 7 */
-    t.fpu.ftwx = 0x80;               /* physical 7 in use, the rest empty */
-    t.fpu.fpr[0][7] = 0x80;          /* 1.0: integer bit, exponent 0x3fff */
-    t.fpu.fpr[0][8] = 0xff;
-    t.fpu.fpr[0][9] = 0x3f;
-    t.fpu.last_ip = 0xffffffff81000010ull;
-    t.fpu.last_opcode = 0x7ff | 0xf800;
-    t.fpu.mxcsr = 0x1f80;
-    t.fpu.xmm[1][0] = 0xab;
+    t.vcpu[0].has_fpu = true;
+    t.vcpu[0].fpu.fcw = 0x37f;
+    t.vcpu[0].fpu.fsw = 7u << 11;            /* TOP 7: ST(0) is physical 7 */
+    t.vcpu[0].fpu.ftwx = 0x80;               /* physical 7 in use, the rest empty */
+    t.vcpu[0].fpu.fpr[0][7] = 0x80;          /* 1.0: integer bit, exponent 0x3fff */
+    t.vcpu[0].fpu.fpr[0][8] = 0xff;
+    t.vcpu[0].fpu.fpr[0][9] = 0x3f;
+    t.vcpu[0].fpu.last_ip = 0xffffffff81000010ull;
+    t.vcpu[0].fpu.last_opcode = 0x7ff | 0xf800;
+    t.vcpu[0].fpu.mxcsr = 0x1f80;
+    t.vcpu[0].fpu.xmm[1][0] = 0xab;
     ask("p18");   /* st0 */
     CHECK(reply_is("0000000000000080ff3f"));
     ask("p20");   /* fctrl */
@@ -282,25 +291,45 @@ static void register_write_back(void)
 {
     build();
     ask("Pf=3412000000000000");
-    gdb_target_resume(&t, PERCH_GDB_STEP);
-    CHECK(shared->gdb.regs.r15 == 0x1234 && shared->gdb.regs_changed == 1);
-    CHECK(shared->gdb.resume == PERCH_GDB_STEP);
+    gdb_target_resume(&t, 0, PERCH_GDB_STEP);
+    CHECK(shared->gdb.cpu[0].regs.r15 == 0x1234 && shared->gdb.cpu[0].regs_changed == 1);
+    CHECK(shared->gdb.cpu[0].resume == PERCH_GDB_STEP);
     build();
-    gdb_target_resume(&t, PERCH_GDB_CONTINUE);
-    CHECK(shared->gdb.regs_changed == 0 && shared->gdb.resume == PERCH_GDB_CONTINUE);
+    gdb_target_resume(&t, 0, PERCH_GDB_CONTINUE);
+    CHECK(shared->gdb.cpu[0].regs_changed == 0 && shared->gdb.cpu[0].resume == PERCH_GDB_CONTINUE);
+    /* Another vCPU's: its own registers, its own slot. */
+    ask("Hg2");
+    ask("Pf=7856000000000000");
+    gdb_target_resume(&t, 1, PERCH_GDB_CONTINUE);
+    CHECK(shared->gdb.cpu[1].regs.r15 == 0x5678 && shared->gdb.cpu[1].regs_changed == 1);
+    CHECK(shared->gdb.cpu[0].regs.r15 == 0);
+}
+
+/* What the last resume packet asked of vCPUs 0 and 1. */
+static bool goes(enum gdb_go first, enum gdb_go second)
+{
+    return t.go[0] == first && t.go[1] == second && t.go[2] == GDB_GO_STAY;
 }
 
 static void resume_packets(void)
 {
     build();
-    CHECK(ask("c") == GDB_CONTINUE);
-    CHECK(ask("s") == GDB_STEP);
-    CHECK(ask("vCont;c") == GDB_CONTINUE);
-    CHECK(ask("vCont;s:1;c") == GDB_STEP);
+    CHECK(ask("c") == GDB_RESUME && goes(GDB_GO_CONTINUE, GDB_GO_CONTINUE));
+    CHECK(ask("s") == GDB_RESUME && goes(GDB_GO_STEP, GDB_GO_STAY));
+    CHECK(ask("C05") == GDB_RESUME && goes(GDB_GO_CONTINUE, GDB_GO_CONTINUE));
+    CHECK(ask("S05") == GDB_RESUME && goes(GDB_GO_STEP, GDB_GO_STAY));
+    CHECK(ask("vCont;c") == GDB_RESUME && goes(GDB_GO_CONTINUE, GDB_GO_CONTINUE));
+    /* A step holds the others, whatever the packet asks of them. */
+    CHECK(ask("vCont;s:1;c") == GDB_RESUME && goes(GDB_GO_STEP, GDB_GO_STAY));
+    CHECK(ask("vCont;s:2;c") == GDB_RESUME && goes(GDB_GO_STAY, GDB_GO_STEP));
+    CHECK(ask("vCont;c:2") == GDB_RESUME && goes(GDB_GO_STAY, GDB_GO_CONTINUE));
+    CHECK(ask("vCont;c:1;s:1") == GDB_RESUME && goes(GDB_GO_CONTINUE, GDB_GO_STAY));
+    CHECK(ask("vCont;C05:2;c:-1") == GDB_RESUME && goes(GDB_GO_CONTINUE, GDB_GO_CONTINUE));
+    CHECK(ask("vCont;S05:2") == GDB_RESUME && goes(GDB_GO_STAY, GDB_GO_STEP));
     CHECK(ask("vCont?") == GDB_REPLY && !strncmp(r.data, "vCont;c", 7));
     CHECK(ask("vCont;x") == GDB_REPLY && reply_is("E01"));
     CHECK(ask("vCont") == GDB_REPLY && reply_is("E01"));
-    CHECK(ask("cffffffff81000020") == GDB_CONTINUE && t.regs.rip == TEXT + 0x20);
+    CHECK(ask("cffffffff81000020") == GDB_RESUME && t.vcpu[0].regs.rip == TEXT + 0x20);
     CHECK(ask("cxyz") == GDB_REPLY && reply_is("E01"));
     CHECK(ask("D") == GDB_DETACH && reply_is("OK"));
     CHECK(ask("D;1") == GDB_DETACH);
@@ -318,7 +347,7 @@ static void queries(void)
     ask("qC");
     CHECK(reply_is("QC1"));
     ask("qfThreadInfo");
-    CHECK(reply_is("m1"));
+    CHECK(reply_is("m1,2"));
     ask("qsThreadInfo");
     CHECK(reply_is("l"));
     ask("Hg0");
@@ -328,14 +357,17 @@ static void queries(void)
     /* swbreak only when offered, and only for a breakpoint's stop. */
     ask("qSupported:multiprocess+");
     CHECK(strstr(r.data, "swbreak") == NULL);
-    gdb_command(&t, PERCH_GDB_STOP_BREAKPOINT, "?", 1, &r);
+    stop.why = PERCH_GDB_STOP_BREAKPOINT;
+    ask("?");
     CHECK(reply_is("T05thread:01;"));
     ask("qSupported:multiprocess+;swbreak+;hwbreak+");
     CHECK(strstr(r.data, ";swbreak+") != NULL);
-    gdb_command(&t, PERCH_GDB_STOP_BREAKPOINT, "?", 1, &r);
-    CHECK(reply_is("T05swbreak:;thread:01;"));
     ask("?");
-    CHECK(reply_is("T05thread:01;"));
+    CHECK(reply_is("T05swbreak:;thread:01;"));
+    stop = (struct gdb_stop){ PERCH_GDB_STOP_INT, 1 };
+    ask("?");
+    CHECK(reply_is("T02thread:02;"));
+    stop = (struct gdb_stop){ PERCH_GDB_STOP_TRAP, 0 };
     ask("qSupported:xswbreak+;swbreak-");
     CHECK(strstr(r.data, "swbreak") == NULL);
     ask("qTStatus");
@@ -437,6 +469,68 @@ static void monitor_commands(void)
     kernel_symbols_release(&syms);
 }
 
+/* Each vCPU a thread: selected by Hg for registers and memory, by Hc for
+ * a plain step; a thread the guest does not have is an error. */
+static void threads(void)
+{
+    static const char *const bad[] = {
+        "Hg3", "Hg-1", "Hgzz", "Hg", "Hx1", "H", "Hc3", "Hc-2", "Hg1x",
+        "T3", "T0", "T-1", "Tzz", "T", "T1x",
+        "vCont;c:3", "vCont;s:3", "vCont;c:zz", "vCont;c:", "vCont;C:1", "vCont;c;",
+        "qThreadExtraInfo,3", "qThreadExtraInfo,0", "qThreadExtraInfo,",
+    };
+
+    build();
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ask(bad[i]);
+        CHECK(reply_is("E01"));
+    }
+    CHECK(ask("T1") == GDB_REPLY && reply_is("OK"));
+    CHECK(ask("T2") == GDB_REPLY && reply_is("OK"));
+    ask("qThreadExtraInfo,2");
+    CHECK(reply_is("764350552031"));   /* "vCPU 1" */
+    ask("Hg2");
+    CHECK(reply_is("OK") && t.cpu == 1);
+    ask("qC");
+    CHECK(reply_is("QC2"));
+    ask("p10");   /* vCPU 1's rip */
+    CHECK(reply_is("2000008187ffffff") || reply_is("20000081ffffffff"));
+    ask("p3a");   /* its gs_base */
+    CHECK(reply_is("0000900f8088ffff"));
+    ask("mffffffff81000010,2");   /* through its tables */
+    CHECK(reply_is("1011"));
+    ask("Hg0");   /* any: the first */
+    CHECK(reply_is("OK") && t.cpu == 0);
+    ask("Hc2");
+    CHECK(ask("s") == GDB_RESUME && goes(GDB_GO_STAY, GDB_GO_STEP));
+    ask("Hc-1");   /* all: a plain step is the Hg one's */
+    CHECK(ask("s") == GDB_RESUME && goes(GDB_GO_STEP, GDB_GO_STAY));
+}
+
+/* A vCPU not up: listed, its registers unavailable and not written, no
+ * step; memory goes through the others' tables. */
+static void thread_not_up(void)
+{
+    build();
+    t.vcpu[1].has_regs = false;
+    ask("qThreadExtraInfo,2");
+    CHECK(reply_is("7643505520312c206e6f74207570"));   /* "vCPU 1, not up" */
+    ask("Hg2");
+    ask("g");
+    CHECK(r.len == 2 * (16 * 8 + 8 + 7 * 4) && strspn(r.data, "x") == r.len);
+    ask("p10");
+    CHECK(reply_is("xxxxxxxxxxxxxxxx"));
+    ask("P0=0100000000000000");
+    CHECK(reply_is("E00"));
+    ask("mffffffff81000010,2");
+    CHECK(reply_is("1011"));
+    CHECK(ask("vCont;s:2") == GDB_REPLY && reply_is("E01"));
+    CHECK(ask("vCont;c") == GDB_RESUME && goes(GDB_GO_CONTINUE, GDB_GO_CONTINUE));
+    t.vcpu[0].has_regs = false;   /* no tables at all */
+    ask("mffffffff81000010,2");
+    CHECK(reply_is("E14"));
+}
+
 static void memory_write(void)
 {
     build();
@@ -510,5 +604,7 @@ int main(void)
     RUN(target_description);
     RUN(monitor_commands);
     RUN(memory_write);
+    RUN(threads);
+    RUN(thread_not_up);
     return check_exit_status();
 }

@@ -2,7 +2,7 @@
  * Unit tests of --gdb's Host side (host/entry/gdb.c and its hooks in trap.c and
  * guest_resume.c): without --gdb nothing changes, even with a forged
  * breakpoint table and stop flag; with it the guest stops (a
- * PERCH_REQ_GDB request with its registers in the shared page) at a
+ * stop with its registers in its slot of the shared page) at a
  * Launcher-asked stop, at gdb's int3 (rip rewound), at the #DB of its
  * step, and after a stepped hypercall; the Launcher's answer is applied
  * as far as the guest may have it.
@@ -52,22 +52,22 @@ static void setup(bool enabled)
 
 static unsigned gdb_requests(void)
 {
-    return host_env_requests_of[PERCH_REQ_GDB];
+    return host_env_gdb_stops;
 }
 
 static void answer_step(void)
 {
-    perch_shared.gdb.resume = PERCH_GDB_STEP;
+    perch_shared.gdb.cpu[0].resume = PERCH_GDB_STEP;
 }
 
 /* gdb's G: new registers, some of which the Host must not take. */
 static void answer_new_registers(void)
 {
-    perch_shared.gdb.regs.rax = 0x1234;
-    perch_shared.gdb.regs.rip = PERCH_REGION_VA + 0x100;   /* perch's: refused */
-    perch_shared.gdb.regs.rflags = 0x202 | RFLAGS_TF | (3u << 12);
-    perch_shared.gdb.regs.cs = 0x10;                       /* the Host's */
-    perch_shared.gdb.regs_changed = 1;
+    perch_shared.gdb.cpu[0].regs.rax = 0x1234;
+    perch_shared.gdb.cpu[0].regs.rip = PERCH_REGION_VA + 0x100;   /* perch's: refused */
+    perch_shared.gdb.cpu[0].regs.rflags = 0x202 | RFLAGS_TF | (3u << 12);
+    perch_shared.gdb.cpu[0].regs.cs = 0x10;                       /* the Host's */
+    perch_shared.gdb.cpu[0].regs_changed = 1;
 }
 
 /* A stop asked for at r, answered with a step: the guest leaves with TF. */
@@ -76,7 +76,7 @@ static int begin_step(struct cpu_regs *r)
     int left;
 
     setup(true);
-    perch_shared.gdb.stop = 1;
+    perch_shared.gdb.cpu[0].stop = 1;
     host_env_gdb_answer = answer_step;
     left = LEAVES(guest_resume(r));
     host_env_gdb_answer = NULL;
@@ -89,14 +89,14 @@ static void without_gdb_nothing_changes(void)
 
     setup(false);
     perch_shared.gdb.breakpoints[0] = KERNEL_RIP;   /* forged by the guest */
-    perch_shared.gdb.stop = 1;
+    perch_shared.gdb.cpu[0].stop = 1;
     /* The guest's own int3 with no handler: stopped as before. */
     CHECK(LEAVES(host_trap(&r)) && host_env_exit_kind == HOST_ENV_EXIT_STOP);
     CHECK(host_env_last_request()->reason == PERCH_REQ_FATAL);
     current->interrupts_off = false;   /* the stop left the int3's note */
     r = frame_at(KERNEL_RIP, 0);
     CHECK(LEAVES(guest_resume(&r)) && host_env_exit_kind == HOST_ENV_EXIT_RETURN_NATIVE);
-    CHECK(gdb_requests() == 0 && perch_shared.gdb.stop == 1);
+    CHECK(gdb_requests() == 0 && perch_shared.gdb.cpu[0].stop == 1);
 }
 
 static void a_stop_asked_for(void)
@@ -106,14 +106,14 @@ static void a_stop_asked_for(void)
     setup(true);
     current->fs_base = 0xf5;
     current->gs_base_kernel = 0x65;
-    perch_shared.gdb.stop = 1;
+    perch_shared.gdb.cpu[0].stop = 1;
     CHECK(LEAVES(guest_resume(&r)));
-    CHECK(gdb_requests() == 1 && host_env_last_request()->arg0 == PERCH_GDB_STOP_INT);
-    CHECK(perch_shared.gdb.stop == 0);
-    CHECK(perch_shared.gdb.regs.rip == KERNEL_RIP && perch_shared.gdb.regs.rbx == 0xb0b);
-    CHECK(perch_shared.gdb.regs.fs_base == 0xf5 && perch_shared.gdb.regs.gs_base == 0x65);
-    CHECK(perch_shared.gdb.regs.kernel_cr3 == current->kernel_cr3);
-    CHECK(perch_shared.gdb.regs.in_kernel == 1);
+    CHECK(gdb_requests() == 1 && host_env_gdb_last_why == PERCH_GDB_STOP_INT);
+    CHECK(perch_shared.gdb.cpu[0].stop == 0);
+    CHECK(perch_shared.gdb.cpu[0].regs.rip == KERNEL_RIP && perch_shared.gdb.cpu[0].regs.rbx == 0xb0b);
+    CHECK(perch_shared.gdb.cpu[0].regs.fs_base == 0xf5 && perch_shared.gdb.cpu[0].regs.gs_base == 0x65);
+    CHECK(perch_shared.gdb.cpu[0].regs.kernel_cr3 == current->kernel_cr3);
+    CHECK(perch_shared.gdb.cpu[0].regs.in_kernel == 1);
     /* It went on as it would have: natively, nothing changed. */
     CHECK(host_env_exit_kind == HOST_ENV_EXIT_RETURN_NATIVE);
     CHECK(host_env_exit_regs.rip == KERNEL_RIP && host_env_exit_regs.rbx == 0xb0b);
@@ -128,8 +128,8 @@ static void gdbs_breakpoint_stops_the_guests_bounces(void)
     setup(true);
     perch_shared.gdb.breakpoints[5] = KERNEL_RIP;
     CHECK(LEAVES(host_trap(&r)));
-    CHECK(gdb_requests() == 1 && host_env_last_request()->arg0 == PERCH_GDB_STOP_BREAKPOINT);
-    CHECK(perch_shared.gdb.regs.rip == KERNEL_RIP);          /* rewound */
+    CHECK(gdb_requests() == 1 && host_env_gdb_last_why == PERCH_GDB_STOP_BREAKPOINT);
+    CHECK(perch_shared.gdb.cpu[0].regs.rip == KERNEL_RIP);          /* rewound */
     CHECK(host_env_exit_regs.rip == KERNEL_RIP);
     /* The Switcher's int3 ran the Host with IF off: back through ring 0. */
     CHECK(host_env_exit_kind == HOST_ENV_EXIT_RESUME);
@@ -158,9 +158,9 @@ static void a_step(void)
     r.rip = KERNEL_RIP + 3;
     r.vector = 1;
     CHECK(LEAVES(host_trap_cpl3(&r)));
-    CHECK(gdb_requests() == 2 && host_env_last_request()->arg0 == PERCH_GDB_STOP_TRAP);
-    CHECK(perch_shared.gdb.regs.rip == KERNEL_RIP + 3);
-    CHECK(!(perch_shared.gdb.regs.rflags & RFLAGS_TF));
+    CHECK(gdb_requests() == 2 && host_env_gdb_last_why == PERCH_GDB_STOP_TRAP);
+    CHECK(perch_shared.gdb.cpu[0].regs.rip == KERNEL_RIP + 3);
+    CHECK(!(perch_shared.gdb.cpu[0].regs.rflags & RFLAGS_TF));
     CHECK(host_env_exit_kind == HOST_ENV_EXIT_RETURN_NATIVE);
     CHECK(!(host_env_exit_regs.rflags & RFLAGS_TF));
     /* A #DB when gdb does not step is the guest's (no handler: stopped). */
@@ -183,8 +183,8 @@ static void a_step_the_host_finished(void)
     CHECK(host_env_exit_regs.rflags & RFLAGS_TF);
     r = frame_at(KERNEL_RIP + 3, 0);      /* emulated: rip past it */
     CHECK(LEAVES(guest_resume(&r)) && gdb_requests() == 2);
-    CHECK(host_env_last_request()->arg0 == PERCH_GDB_STOP_TRAP);
-    CHECK(perch_shared.gdb.regs.rip == KERNEL_RIP + 3);
+    CHECK(host_env_gdb_last_why == PERCH_GDB_STOP_TRAP);
+    CHECK(perch_shared.gdb.cpu[0].regs.rip == KERNEL_RIP + 3);
     CHECK(!(host_env_exit_regs.rflags & RFLAGS_TF));
 }
 
@@ -193,7 +193,7 @@ static void the_launchers_registers_as_far_as_the_guest_may(void)
     struct cpu_regs r = frame_at(KERNEL_RIP, 0);
 
     setup(true);
-    perch_shared.gdb.stop = 1;
+    perch_shared.gdb.cpu[0].stop = 1;
     host_env_gdb_answer = answer_new_registers;
     CHECK(LEAVES(guest_resume(&r)));
     CHECK(host_env_exit_regs.rax == 0x1234);
@@ -219,10 +219,10 @@ static void a_stepped_hypercall(void)
     r.vector = 1;
     CHECK(LEAVES(host_trap_cpl3(&r)));
     CHECK(perch_shared.stats.hypercalls[HYPERVISOR_xen_version] == 1);
-    CHECK(gdb_requests() == 2 && host_env_last_request()->arg0 == PERCH_GDB_STOP_TRAP);
-    CHECK(perch_shared.gdb.regs.rip == KERNEL_RIP + 2);
-    CHECK(perch_shared.gdb.regs.rax != HYPERVISOR_xen_version);   /* the result */
-    CHECK(!(perch_shared.gdb.regs.r11 & RFLAGS_TF));
+    CHECK(gdb_requests() == 2 && host_env_gdb_last_why == PERCH_GDB_STOP_TRAP);
+    CHECK(perch_shared.gdb.cpu[0].regs.rip == KERNEL_RIP + 2);
+    CHECK(perch_shared.gdb.cpu[0].regs.rax != HYPERVISOR_xen_version);   /* the result */
+    CHECK(!(perch_shared.gdb.cpu[0].regs.r11 & RFLAGS_TF));
     CHECK(host_env_exit_regs.rip == KERNEL_RIP + 2);
     CHECK(!(host_env_exit_regs.rflags & RFLAGS_TF));
 }
