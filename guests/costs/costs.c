@@ -16,7 +16,8 @@
  *                        places of the Switcher's compare chain, sysretq,
  *                        two swapgs, a CR3 reload
  *
- * and with a second vCPU (--cpus 2), which spins in guest code meanwhile:
+ * and with a second vCPU (--cpus 2), which spins in guest code meanwhile
+ * (`smp-only` on the command line: these rows alone):
  *
  *   ipi_roundtrip        an event sent to vCPU 1, which sends one back: two
  *                        event sends, each an interrupt to a vCPU running
@@ -165,6 +166,10 @@ static void measure_with_partner(const struct start_info *si)
 
 void guest_main(const struct start_info *si)
 {
+    if (cmdline_get(si, "smp-only")) {
+        measure_with_partner(si);
+        return;
+    }
     measure("null_hypercall", op_null, 20000);
     measure("direct_hypercall", op_direct_null, 20000);
     measure("switcher_roundtrip", op_switcher, 500);

@@ -47,7 +47,7 @@ check_equal costs/no_other_visits "$(sed -n '/Switcher visits/,/total/s/^ *total
 
 # Two vCPUs: vCPU 1 answers vCPU 0's events and spins in guest code, so
 # every MMUEXT_TLB_FLUSH_ALL must interrupt it: one shootdown an op.
-perch_run costs_smp run --cpus 2 --stats "$GUESTS/costs.elf"
+perch_run costs_smp run --cpus 2 --stats --cmdline smp-only "$GUESTS/costs.elf"
 grep -E '^(PASS|FAIL) (ipi_roundtrip|shootdown|partner_ends)' "$TMP/costs_smp.out"
 expect_status costs_smp 0
 check_equal costs/one_shootdown_per_op \
