@@ -3,7 +3,7 @@
 
 #include "../../abi/xen/callback.h"
 #include "rt.h"
-#include "smp.h"
+#include "cpu_id.h"
 
 #define PTE_KERNEL_RW (PTE_P | PTE_RW | PTE_US | PTE_A | PTE_D)
 #define BARRIER()     __asm__ volatile("" ::: "memory")

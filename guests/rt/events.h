@@ -17,7 +17,7 @@
 
 extern volatile struct shared_info *rt_shared_info;
 
-/* The vcpu_info of the vCPU this runs on (guests/rt/smp.h), in
+/* The vcpu_info of the vCPU this runs on (guests/rt/cpu_id.h), in
  * shared_info. */
 volatile struct vcpu_info *rt_vcpu_info(void);
 

@@ -16,20 +16,9 @@ _Static_assert(offsetof(struct rt_cpu, id) == 0, "rt_cpu_id reads %gs:0");
 
 static struct rt_cpu cpus[RT_MAX_CPUS];
 static uint8_t stacks[RT_MAX_CPUS][RT_CPU_STACK] __attribute__((aligned(4096)));
-static bool gs_base_set;       /* vCPU 0's GS base points at cpus[0] */
 
 extern char rt_cpu_entry[], rt_event_callback[];
 void rt_cpu_main(struct rt_cpu *cpu) __attribute__((noreturn));
-
-unsigned rt_cpu_id(void)
-{
-    unsigned id;
-
-    if (!__atomic_load_n(&gs_base_set, __ATOMIC_ACQUIRE))
-        return 0;
-    __asm__ volatile("movl %%gs:0, %0" : "=r"(id));
-    return id;
-}
 
 long rt_vcpu_op(unsigned cmd, unsigned long id, void *arg)
 {
@@ -112,19 +101,6 @@ bool rt_cpu_wait(unsigned id, uint64_t ms)
     return id < RT_MAX_CPUS && spin_until(fn_returned, id, ms);
 }
 
-/* vCPU 0 takes its record as its GS base before any other vCPU runs. */
-static long use_gs_base(void)
-{
-    long rc;
-
-    if (gs_base_set)
-        return 0;
-    rc = hypercall2(HYPERVISOR_set_segment_base, SEGBASE_GS_KERNEL, (unsigned long)&cpus[0]);
-    if (!rc)
-        __atomic_store_n(&gs_base_set, true, __ATOMIC_RELEASE);
-    return rc;
-}
-
 long rt_cpu_run(unsigned id, void (*fn)(void *), void *arg)
 {
     static struct vcpu_guest_context ctxt;   /* 5 KiB: not on the stack */
@@ -135,7 +111,7 @@ long rt_cpu_run(unsigned id, void (*fn)(void *), void *arg)
         return -XEN_EINVAL;
     if (cpu->initialised && (!fn_returned(id) || !spin_until(went_down, id, 1000)))
         return -XEN_EBUSY;
-    rc = use_gs_base();
+    rc = rt_cpu_id_start(&cpus[0].id);   /* before any other vCPU runs */
     if (rc)
         return rc;
     cpu->fn = fn;

@@ -18,12 +18,9 @@
 #include <stdint.h>
 
 #include "../../abi/xen/vcpu.h"
+#include "cpu_id.h"
 
-#define RT_MAX_CPUS  8
 #define RT_CPU_STACK 0x4000
-
-/* The vCPU this code runs on (0 until a second one was started). */
-unsigned rt_cpu_id(void);
 
 /* How many vCPUs the domain has: VCPUOP_is_up answers -ENOENT past the
  * last. */
