@@ -74,15 +74,23 @@ static struct perch_patch_site *active_site(uint64_t ret)
     return 0;
 }
 
+/* The site at rip in the table, or 0. */
+static struct perch_patch_site *site_listed(uint64_t rip)
+{
+    for (unsigned i = 0; i < nr_sites(); i++)
+        if (perch_shared.stats.patch_sites[i].rip == rip)
+            return &perch_shared.stats.patch_sites[i];
+    return 0;
+}
+
 /* The site at rip, added if new; 0 when the table is full. */
 static struct perch_patch_site *site_at(uint64_t rip, unsigned len)
 {
     unsigned n = nr_sites();
-    struct perch_patch_site *s;
+    struct perch_patch_site *s = site_listed(rip);
 
-    for (unsigned i = 0; i < n; i++)
-        if (perch_shared.stats.patch_sites[i].rip == rip)
-            return &perch_shared.stats.patch_sites[i];
+    if (s)
+        return s;
     if (n >= PERCH_PATCH_SITES)
         return 0;
     if (!n)
@@ -247,15 +255,22 @@ void insn_patch_trapped(uint64_t rip, unsigned len)
 /* regs at the patched instruction: it is done (emulated as the guest wrote
  * it), or, when it turns out not to store to a page table, the patch is
  * undone for good and the original runs from rip. */
-static void run_original(struct perch_patch_site *s, struct cpu_regs *regs)
+/* The guest's own instruction at the site, with regs: whether it was a
+ * page-table store, done, regs stepped past it. */
+static bool store_as_original(const struct perch_patch_site *s, struct cpu_regs *regs)
 {
     regs->rip = s->rip;
+    if (ptwr_emulate_original(regs, s->original, s->len))
+        return false;
+    perch_shared.stats.patched_stores++;
+    return true;
+}
+
+static void run_original(struct perch_patch_site *s, struct cpu_regs *regs)
+{
     s->calls++;
-    if (ptwr_emulate_original(regs, s->original, s->len) == 0) {
-        perch_shared.stats.patched_stores++;
-        return;
-    }
-    undo(s, PERCH_PATCH_UNDONE_TARGET);
+    if (!store_as_original(s, regs))
+        undo(s, PERCH_PATCH_UNDONE_TARGET);
 }
 
 bool insn_patch_entry(struct cpu_regs *regs)
@@ -315,19 +330,12 @@ bool insn_patch_call(struct cpu_regs *regs)
 
 bool insn_patch_fault_at_site(struct cpu_regs *regs)
 {
-    uint64_t rip = regs->rip;
+    struct perch_patch_site *s = site_listed(regs->rip);
 
-    for (unsigned i = 0; i < nr_sites(); i++) {
-        struct perch_patch_site *s = &perch_shared.stats.patch_sites[i];
-
-        if (s->rip == rip && s->state == PERCH_PATCH_ACTIVE &&
-            ptwr_emulate_original(regs, s->original, s->len) == 0) {
-            s->calls++;
-            perch_shared.stats.patched_stores++;
-            return true;
-        }
-    }
-    return false;
+    if (!s || s->state != PERCH_PATCH_ACTIVE || !store_as_original(s, regs))
+        return false;
+    s->calls++;
+    return true;
 }
 
 void insn_patch_frame_writable(uint64_t mfn)
@@ -342,15 +350,10 @@ void insn_patch_frame_writable(uint64_t mfn)
 
 bool insn_patch_stray_int3(struct cpu_regs *regs)
 {
-    uint64_t at = regs->rip - 1;
+    const struct perch_patch_site *s = site_listed(regs->rip - 1);
 
-    for (unsigned i = 0; i < nr_sites(); i++) {
-        const struct perch_patch_site *s = &perch_shared.stats.patch_sites[i];
-
-        if (s->rip == at && site_maddr[i] && text_bytes(s)[0] != INT3) {
-            regs->rip = at;
-            return true;
-        }
-    }
-    return false;
+    if (!s || !site_maddr[s - perch_shared.stats.patch_sites] || text_bytes(s)[0] == INT3)
+        return false;
+    regs->rip = s->rip;
+    return true;
 }
