@@ -89,9 +89,15 @@ static int threads_verdict(struct guest_run *r, struct error *e)
 
 void vcpu_group_init(struct vcpu_group *g, unsigned nr)
 {
+    pthread_condattr_t attr;
+
     memset(g, 0, sizeof(*g));
     pthread_mutex_init(&g->lock, NULL);
-    pthread_cond_init(&g->ended, NULL);
+    /* The watch's second is the machine's, whatever the wall clock does. */
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&g->ended, &attr);
+    pthread_condattr_destroy(&attr);
     g->nr = nr;
 }
 
@@ -156,7 +162,7 @@ void vcpu_group_watch(struct vcpu_group *g)
     while (!atomic_load(&g->over)) {
         struct timespec until;
 
-        clock_gettime(CLOCK_REALTIME, &until);
+        clock_gettime(CLOCK_MONOTONIC, &until);
         until.tv_sec += WATCH_SECONDS;
         /* Only a signal: an immediate_exit left set would end every
          * KVM_RUN after it at once. */
