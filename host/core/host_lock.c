@@ -82,22 +82,19 @@ void host_leave(bool to_guest)
         __atomic_store_n(&holder, 0, __ATOMIC_RELEASE);
 }
 
-void host_without_lock(void (*step)(void))
+bool host_lock_let_go(void)
 {
-    struct vcpu *me = current;
-    bool held = host_nr_vcpus > 1 && holder == me->id + 1;
+    bool held = host_nr_vcpus > 1 && holder == current->id + 1;
 
     if (held)
         __atomic_store_n(&holder, 0, __ATOMIC_RELEASE);
-    step();
-    if (held)
-        spin_for_lock(me->id);
+    return held;
 }
 
-/* env/'s functions are reached by call, never by address. */
-static void idle(void)
+void host_lock_take_back(bool held)
 {
-    env_idle();
+    if (held)
+        spin_for_lock(current->id);
 }
 
 /* The wake slot is cleared before each look at done(): an interrupt
@@ -105,10 +102,14 @@ static void idle(void)
 void host_sleep_until(bool (*done)(void *arg), void *arg)
 {
     for (;;) {
+        bool held;
+
         env_wake_clear();
         if (done(arg))
             return;
-        host_without_lock(idle);
+        held = host_lock_let_go();
+        env_idle();
+        host_lock_take_back(held);
     }
 }
 

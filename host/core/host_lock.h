@@ -50,9 +50,11 @@ void host_sync_others(void);
  * (with one vCPU: always taken as yes)? */
 bool host_holds_lock_below(void);
 
-/* step() with the lock let go if this vCPU holds it, taken again after:
- * a sleep, or a stop for gdb that lasts while the others reach theirs. */
-void host_without_lock(void (*step)(void));
+/* Around a wait (a sleep, or a stop for gdb that lasts while the others
+ * reach theirs): the lock let go if this vCPU holds it, whether it did
+ * (host_lock_let_go), and taken again after if so (host_lock_take_back). */
+bool host_lock_let_go(void);
+void host_lock_take_back(bool held);
 
 /* Sleep (env_idle) until done(arg), which is asked first and after every
  * interrupt, with the lock let go while asleep. */

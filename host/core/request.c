@@ -29,12 +29,6 @@ void launcher_request(enum perch_request reason, uint64_t arg0)
 
 bool gdb_enabled;
 
-/* env/'s functions are reached by call, never by address. */
-static void call_launcher(void)
-{
-    env_call_launcher();
-}
-
 bool gdb_stop_asked(void)
 {
     return gdb_enabled &&
@@ -44,6 +38,7 @@ bool gdb_stop_asked(void)
 void launcher_gdb_stop(uint64_t why)
 {
     volatile struct perch_gdb_vcpu *g = &perch_shared.gdb.cpu[current->id];
+    bool held;
 
     if (why == PERCH_GDB_STOP_OFFLINE)
         g->regs = (struct perch_gdb_regs){ 0 };
@@ -52,7 +47,9 @@ void launcher_gdb_stop(uint64_t why)
     __atomic_store_n(&g->stop, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&g->stopped, why, __ATOMIC_SEQ_CST);
     count_visit_of(PERCH_VISIT_SERVICE_EXIT);
-    host_without_lock(call_launcher);
+    held = host_lock_let_go();
+    env_call_launcher();
+    host_lock_take_back(held);
 }
 
 _Noreturn void host_fatal(const char *fmt, ...)
