@@ -287,6 +287,7 @@
 #define PERCH_OPT_INSN_PATCHING (1u << 5)   /* trapping PTE stores patched into Host calls */
 #define PERCH_OPT_DIRECT_CALLS  (1u << 6)   /* hypercalls and iret as calls, not `syscall` */
 #define PERCH_OPT_IPI_DEST      (1u << 7)   /* an IPI stores the ICR's destination only when it changes */
+#define PERCH_OPT_IDLE_SPIN     (1u << 8)   /* a vCPU spins a while before it sleeps */
 
 /* Pseudo-vector with which the Host marks a hypercall entry (`syscall`). */
 #define PERCH_VECTOR_SYSCALL 256
@@ -614,6 +615,7 @@ struct perch_shared {
         uint64_t pf_address_decoded;   /* CPL3 #PFs whose address was proven */
         uint64_t tlb_flushes_elided;   /* flush requests that needed none */
         uint64_t tlb_shootdowns;       /* flushes other vCPUs owed (host/mm/tlb.c) */
+        uint64_t ipis_spared;          /* events to a vCPU that spun before sleeping */
         uint64_t syscalls_redirected;  /* `syscall`s made by #UD: the entry was unsure */
         uint64_t patched_stores;       /* PTE stores that came through a patch */
         uint64_t patch_sites_unlisted; /* traps at sites past the table's end */
@@ -644,6 +646,10 @@ struct perch_shared {
         uint64_t direct_calls;         /* hypercalls and irets without a trap */
         uint64_t lock_waits;           /* entries that found the Host lock held */
         uint64_t lock_wait_cycles;     /* TSC cycles spent waiting for it */
+        uint64_t lock_held_cycles;     /* TSC cycles it held it */
+        uint64_t asleep_cycles;        /* TSC cycles asleep in block or poll */
+        uint64_t idle_spins;           /* spins before such a sleep */
+        uint64_t idle_spins_woken;     /* of them, ended by another vCPU's event */
         uint64_t apic_stores;          /* its stores to the local APIC (KVM emulates each) */
     } vcpu_stats[PERCH_MAX_VCPUS];
 

@@ -8,24 +8,33 @@
 /* Which vCPU holds the lock: its id + 1, or 0. */
 static volatile unsigned holder;
 
-/* Counted when it had to wait: how often, and for how long (in the TSC's
- * cycles), for --stats' per-vCPU lines. */
+/* For --stats' per-vCPU lines: when it had to wait, how often and for
+ * how long, and how long it held the lock (in the TSC's cycles). */
 static void spin_for_lock(unsigned me)
 {
     unsigned free = 0;
     uint64_t since;
 
     if (__atomic_compare_exchange_n(&holder, &free, me + 1, false,
-                                    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+                                    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        current->lock_taken_at = env_rdtsc();
         return;
+    }
     since = env_rdtsc();
     do {
         free = 0;
         __builtin_ia32_pause();
     } while (!__atomic_compare_exchange_n(&holder, &free, me + 1, false,
                                           __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+    current->lock_taken_at = env_rdtsc();
     vcpu_stats()->lock_waits++;
-    vcpu_stats()->lock_wait_cycles += env_rdtsc() - since;
+    vcpu_stats()->lock_wait_cycles += current->lock_taken_at - since;
+}
+
+static void release_lock(void)
+{
+    vcpu_stats()->lock_held_cycles += env_rdtsc() - current->lock_taken_at;
+    __atomic_store_n(&holder, 0, __ATOMIC_RELEASE);
 }
 
 /*
@@ -79,7 +88,7 @@ void host_leave(bool to_guest)
     if (to_guest || was_in_guest)
         __atomic_store_n(&me->in_guest, true, __ATOMIC_SEQ_CST);
     if (took)
-        __atomic_store_n(&holder, 0, __ATOMIC_RELEASE);
+        release_lock();
 }
 
 bool host_lock_let_go(void)
@@ -87,7 +96,7 @@ bool host_lock_let_go(void)
     bool held = host_nr_vcpus > 1 && holder == current->id + 1;
 
     if (held)
-        __atomic_store_n(&holder, 0, __ATOMIC_RELEASE);
+        release_lock();
     return held;
 }
 
@@ -103,12 +112,15 @@ void host_sleep_until(bool (*done)(void *arg), void *arg)
 {
     for (;;) {
         bool held;
+        uint64_t since;
 
         env_wake_clear();
         if (done(arg))
             return;
         held = host_lock_let_go();
+        since = env_rdtsc();
         env_idle();
+        vcpu_stats()->asleep_cycles += env_rdtsc() - since;
         host_lock_take_back(held);
     }
 }

@@ -8,8 +8,11 @@
  * Host lock held. A vCPU's own state (its struct vcpu, its IST pages and
  * Host stacks, its local APIC) is its own; another vCPU changes it only
  * with the lock held, and only fields its owner also reads under the
- * lock. One exception: in_guest, set and cleared by its vCPU alone, read
- * by any (host/mm/tlb.c's shootdowns), with atomic accesses.
+ * lock. The exceptions, each word accessed atomically: in_guest, set and
+ * cleared by its vCPU alone, read by any (host/mm/tlb.c's shootdowns);
+ * must_serialize (host_sync_others); idle_spinning and wake_seq, which a
+ * vCPU watches while it spins before sleeping, the lock let go
+ * (host/events/evtchn.c).
  *
  * Every entry into the Host's C code takes the lock (host_enter) and every
  * way out lets it go (host_leave). An interrupt may enter the Host on top

@@ -104,11 +104,16 @@ struct vcpu {
      * VCPUOP_up, VCPU_DOWN again while it sleeps in VCPUOP_down.
      * guest_levels: beside lock_levels, the in_guest each entry found.
      * must_serialize: another vCPU rewrote kernel text (host_sync_others);
-     * serialize before running guest code again (atomic). */
+     * serialize before running guest code again (atomic). lock_taken_at:
+     * the TSC when this vCPU last took the lock, for --stats. idle_spinning
+     * and wake_seq: host/events/evtchn.c's spin before a sleep (atomic). */
     bool in_guest;
     bool must_serialize;
+    bool idle_spinning;
+    uint64_t wake_seq;
     uint64_t lock_levels;
     uint64_t guest_levels;
+    uint64_t lock_taken_at;
     uint64_t shootdown;     /* vCPUs (bit i) that owe a flush: host/mm/tlb.c */
     unsigned ipi_seq;
     unsigned ipi_dest;

@@ -5,6 +5,9 @@
 #include "evtchn.h"
 
 #include "../core/env.h"
+#include "../core/host_lock.h"
+#include "../core/stats.h"
+#include "time.h"
 
 struct evtchn_state evtchn_state;
 uint64_t evtchn_shared_info_mfn;
@@ -43,12 +46,56 @@ volatile struct vcpu_info *evtchn_vcpu_info(void)
     return evtchn_vcpu_info_of(current->id);
 }
 
-/* Another vCPU must look at its events: it may be running guest code,
- * asleep in the HALT gate or polling. */
+/*
+ * A vCPU must look at its events: it may be running guest code, asleep in
+ * the HALT gate, or spinning before it sleeps (evtchn_spin_before_sleep).
+ * Its wake_seq moves first; then one that spins sees it move and needs no
+ * IPI. Each side writes its word before it reads the other's (both
+ * sequentially consistent), so of a kick and the end of a spin at once,
+ * one sees the other: the kick sends the IPI, or the spinner sees the
+ * move (or, in the look at its events that follows the spin, the event).
+ */
 static void kick(unsigned id)
 {
-    if (id != current->id)
-        env_send_ipi(id, PERCH_IPI_VECTOR);
+    struct vcpu *v = vcpu_of(id);
+
+    __atomic_fetch_add(&v->wake_seq, 1, __ATOMIC_SEQ_CST);
+    if (id == current->id)
+        return;
+    if (__atomic_load_n(&v->idle_spinning, __ATOMIC_SEQ_CST)) {
+        perch_shared.stats.ipis_spared++;
+        return;
+    }
+    env_send_ipi(id, PERCH_IPI_VECTOR);
+}
+
+/* How long a vCPU with nothing to run spins before it sleeps: about what
+ * waking it from the HALT gate costs on a slow day (an IPI's trap, the
+ * host thread's wake-up and the interrupt's entry: docs/bench.md). */
+#define IDLE_SPIN_US 200
+
+void evtchn_spin_before_sleep(void)
+{
+    struct vcpu *me = current;
+    uint64_t seen, budget, start;
+    bool held, woken;
+
+    if (host_nr_vcpus == 1 || (optimizations_off & PERCH_OPT_IDLE_SPIN))
+        return;
+    seen = __atomic_load_n(&me->wake_seq, __ATOMIC_SEQ_CST);
+    budget = (uint64_t)time_tsc_khz * IDLE_SPIN_US / 1000;
+    held = host_lock_let_go();
+    __atomic_store_n(&me->idle_spinning, true, __ATOMIC_SEQ_CST);
+    start = env_rdtsc();
+    do {
+        __builtin_ia32_pause();
+        woken = __atomic_load_n(&me->wake_seq, __ATOMIC_SEQ_CST) != seen;
+    } while (!woken && env_rdtsc() - start < budget);
+    __atomic_store_n(&me->idle_spinning, false, __ATOMIC_SEQ_CST);
+    vcpu_stats()->asleep_cycles += env_rdtsc() - start;
+    vcpu_stats()->idle_spins++;
+    vcpu_stats()->idle_spins_woken += woken;
+    host_lock_take_back(held);
 }
 
 /*

@@ -106,6 +106,15 @@ bool evtchn_backends_bound(void);
  */
 bool evtchn_upcall_due(void);
 
+/*
+ * A vCPU about to sleep (block, poll) first spins a while, the Host lock
+ * let go, watching for another vCPU's event: one sent meanwhile costs no
+ * IPI and no wake-up from the HALT gate. Called with the lock held, after
+ * the look that found nothing to do; the caller looks again after it.
+ * Only with several vCPUs, and not with --no-idle-spin.
+ */
+void evtchn_spin_before_sleep(void);
+
 /* VCPUOP_register_vcpu_info's work for vCPU id: move its vcpu_info to
  * machine frame `mfn` (the guest's own) at `offset`. The caller refreshes
  * the time info, as Xen does, whatever this returns. */

@@ -54,6 +54,7 @@ static long sched_block(void)
     if (vi->evtchn_upcall_pending || !wake_possible())
         return 0;
     time_runstate_enter(RUNSTATE_blocked);
+    evtchn_spin_before_sleep();
     host_sleep_until(block_over, NULL);
     time_runstate_enter(RUNSTATE_running);
     return 0;
@@ -118,6 +119,7 @@ static long sched_poll(uint64_t arg)
     if (req.timeout)
         time_wake_at(req.timeout);
     time_runstate_enter(RUNSTATE_blocked);
+    evtchn_spin_before_sleep();
     host_sleep_until(poll_over, &w);
     time_runstate_enter(RUNSTATE_running);
     if (req.timeout)

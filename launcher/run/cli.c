@@ -112,6 +112,9 @@ void cli_print_help(void)
 "  --no-ipi-dest-cache    an IPI to another vCPU stores its destination in\n"
 "                         the local APIC every time, a second trap, instead\n"
 "                         of only when it differs from the last one\n"
+"  --no-idle-spin         a vCPU with nothing to run sleeps at once, instead\n"
+"                         of spinning up to 200 us first, during which an\n"
+"                         event from another vCPU reaches it without an IPI\n"
 "  --no-flush-elision     flush the TLB whenever the guest asks, even when\n"
 "                         every change since the last flush was one KVM's\n"
 "                         shadow paging shows without it (a new mapping, or\n"
@@ -508,6 +511,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         { "no-native-return", no_argument, NULL, 'N' },
         { "eager-flush", no_argument, NULL, 'F' },
         { "no-ipi-dest-cache", no_argument, NULL, 'V' },
+        { "no-idle-spin", no_argument, NULL, 'H' },
         { "no-cpl3-events", no_argument, NULL, 'E' },
         { "no-flush-elision", no_argument, NULL, 'L' },
         { "no-fault-decode", no_argument, NULL, 'D' },
@@ -569,6 +573,7 @@ static int parse_run(int argc, char **argv, struct options *o, struct error *e)
         case 'T': o->optimizations_off |= PERCH_OPT_INSN_PATCHING; break;
         case 'Y': o->optimizations_off |= PERCH_OPT_DIRECT_CALLS; break;
         case 'V': o->optimizations_off |= PERCH_OPT_IPI_DEST; break;
+        case 'H': o->optimizations_off |= PERCH_OPT_IDLE_SPIN; break;
         case 'I': o->no_guest_isolation = true; break;
         case 'Z': o->no_sandbox = true; break;
         case 'B': o->small_disk_requests = true; break;

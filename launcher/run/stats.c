@@ -195,10 +195,17 @@ void stats_print_cpu(FILE *out, const struct perch_shared *sh)
     }
 }
 
+/* TSC cycles in ms (0 when the TSC's rate is unknown). */
+static double tsc_ms(const struct run_stats *run, uint64_t cycles)
+{
+    return run->tsc_khz ? (double)cycles / run->tsc_khz : 0.0;
+}
+
 /*
- * With several vCPUs: each one's share, how long it waited for the Host
- * lock (one vCPU at a time runs the Host's logic: host_lock.h), in ms of
- * the vCPU TSC, and its steal: how long its thread waited for a host CPU,
+ * With several vCPUs: each one's share; how long it waited for the Host
+ * lock (one vCPU at a time runs the Host's logic: host_lock.h), held it,
+ * and slept in a block or poll (nothing to run; the spin before such a
+ * sleep included), in ms of the vCPU TSC; and its steal: how long its thread waited for a host CPU,
  * as KVM counted it (ms). The guest can write these words (they are in its
  * reach): they are read once each and only printed. The vCPU count is
  * the Launcher's own.
@@ -207,23 +214,26 @@ static void print_vcpus(FILE *out, const struct perch_shared *shared,
                         const struct run_stats *run, unsigned nr_vcpus)
 {
     const volatile struct perch_shared *sh = shared;
+    uint64_t spins = 0, woken = 0;
 
     if (nr_vcpus < 2)
         return;
     fprintf(out, "  by vCPU:\n");
-    fprintf(out, "    %-5s %12s %12s %12s %12s %12s %10s %10s %12s %10s\n", "vCPU", "hypercalls",
-            "direct", "visits", "CPL3 events", "user sysc.", "by #UD", "lock waits", "waited ms",
-            "steal ms");
+    fprintf(out, "    %-5s %12s %12s %12s %12s %12s %10s %10s %10s %10s %10s %10s\n", "vCPU",
+            "hypercalls", "direct", "visits", "CPL3 events", "user sysc.", "by #UD", "lock waits",
+            "waited ms", "held ms", "asleep ms", "steal ms");
     for (unsigned i = 0; i < nr_vcpus && i < PERCH_MAX_VCPUS; i++) {
         const volatile struct perch_vcpu_stats *v = &sh->vcpu_stats[i];
-        uint64_t cycles = v->lock_wait_cycles;
-
-        fprintf(out, "    %-5u %12lu %12lu %12lu %12lu %12lu %10lu %10lu %12.1f %10.1f\n", i,
-                v->hypercalls, v->direct_calls, v->visits, v->cpl3_events, v->user_syscalls,
-                v->syscalls_redirected, v->lock_waits,
-                run->tsc_khz ? (double)cycles / run->tsc_khz : 0.0,
+        fprintf(out, "    %-5u %12lu %12lu %12lu %12lu %12lu %10lu %10lu %10.1f %10.1f %10.1f %10.1f\n",
+                i, v->hypercalls, v->direct_calls, v->visits, v->cpl3_events, v->user_syscalls,
+                v->syscalls_redirected, v->lock_waits, tsc_ms(run, v->lock_wait_cycles),
+                tsc_ms(run, v->lock_held_cycles), tsc_ms(run, v->asleep_cycles),
                 (double)sh->steal[i].steal / 1e6);
+        spins += v->idle_spins;
+        woken += v->idle_spins_woken;
     }
+    fprintf(out, "    spins before sleeping %lu, ended by another vCPU's event %lu; "
+            "IPIs that needed none %lu\n", spins, woken, sh->stats.ipis_spared);
 }
 
 /* The Host's stores to the local APIC, all vCPUs: the MMIO part of KVM's

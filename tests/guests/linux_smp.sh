@@ -75,6 +75,24 @@ else
     fail parallel/both_right "not two right sums: $(grep -a -- '  -' "$TMP/parallel.out" | tr '\n' ' ')"
 fi
 
+# A pipe from vCPU 0 to vCPU 1: each wake-up of the other side is an event
+# to a vCPU that had nothing to run. It spins before it sleeps, and the
+# event reaches it there, without an IPI; with --no-idle-spin it sleeps at
+# once. The sum is right either way.
+for spin in on off; do
+    opt=; [ $spin = off ] && opt=--no-idle-spin
+    smp_run "pipe_spin_$spin" --cpus 2 --stats $opt -- /bin/sh -c \
+        'taskset -c 0 seq 1 20000 | taskset -c 1 md5sum'
+    expect_status "pipe_spin_$spin" 0
+    expect_line "pipe_spin_$spin" out "^$want"
+done
+if grep -Eq "ended by another vCPU's event [1-9][0-9]*; IPIs that needed none [1-9]" "$TMP/pipe_spin_on.err"; then
+    pass pipe_spin_on/spared_ipis
+else
+    fail pipe_spin_on/spared_ipis "$(grep 'spins before sleeping' "$TMP/pipe_spin_on.err")"
+fi
+expect_line pipe_spin_off err "spins before sleeping 0, ended by another vCPU's event 0; IPIs that needed none 0"
+
 # CPU hotplug: vCPU 1 goes offline (VCPUOP_down on itself) and comes back
 # (VCPUOP_up), then runs work again.
 smp_run hotplug --cpus 2 -- /bin/sh -c \

@@ -60,6 +60,20 @@ void env_send_ipi(unsigned cpu, unsigned vector)
         __atomic_store_n(&vcpu_of(cpu)->in_guest, false, __ATOMIC_SEQ_CST);
 }
 
+/* ---- The TSC stand-in ----------------------------------------------------- */
+
+/* Still (0) unless a case sets tsc_step; at_tsc_call, if set, runs at the
+ * call numbered at_tsc_call_n (as another vCPU acting in the meantime). */
+static uint64_t tsc_now, tsc_step, tsc_calls, at_tsc_call_n;
+static void (*at_tsc_call)(void);
+
+uint64_t env_rdtsc(void)
+{
+    if (at_tsc_call && ++tsc_calls == at_tsc_call_n)
+        at_tsc_call();
+    return tsc_now += tsc_step;
+}
+
 /* ---- Guest memory -------------------------------------------------------- */
 
 static volatile struct shared_info *si;
@@ -97,6 +111,9 @@ static void setup(unsigned nr)
     l4_1 = host_env_alloc_frame();
     memcpy(host_env_frame(l4_1), host_env_frame(current->kernel_cr3 >> 12), 4096);
     ipi_leaves_guest = 0;
+    tsc_now = tsc_step = tsc_calls = at_tsc_call_n = 0;
+    at_tsc_call = NULL;
+    optimizations_off = 0;
 }
 
 /* What Linux's cpu_initialize_context gives a secondary vCPU. */
@@ -486,6 +503,91 @@ static void ipi_port_for_self_and_from_other(void)
     CHECK(si->vcpu_info[0].evtchn_upcall_pending == 1);
     CHECK(si->vcpu_info[1].evtchn_upcall_pending == 0);
     CHECK(host_env_ipis == 1 && host_env_ipi_cpu == 0);
+}
+
+/* An event for a vCPU that spins before it sleeps moves its wake_seq and
+ * sends no IPI; once it has stopped spinning, the next event sends one. */
+static void event_to_spinning_vcpu_needs_no_ipi(void)
+{
+    uint64_t seq;
+    long port;
+
+    setup(2);
+    port = bind_ipi(1);
+    CHECK(port > 0);
+    seq = vcpu_of(1)->wake_seq;
+    vcpu_of(1)->idle_spinning = true;
+    CHECK(send((uint32_t)port) == 0);
+    CHECK(si->vcpu_info[1].evtchn_upcall_pending == 1);
+    CHECK(vcpu_of(1)->wake_seq == seq + 1);
+    CHECK(host_env_ipis == 0);
+    CHECK(perch_shared.stats.ipis_spared == 1);
+    vcpu_of(1)->idle_spinning = false;
+    si->evtchn_pending[0] = 0;
+    CHECK(send((uint32_t)port) == 0);
+    CHECK(host_env_ipis == 1 && host_env_ipi_cpu == 1);
+    CHECK(perch_shared.stats.ipis_spared == 1);
+}
+
+/* With nothing sent, the spin lasts its 200 us of TSC and no more, and
+ * leaves the vCPU marked as not spinning. */
+static void spin_before_sleep_ends_in_time(void)
+{
+    setup(2);
+    time_tsc_khz = 1000;   /* 200 us: 200 cycles */
+    tsc_step = 10;
+    evtchn_spin_before_sleep();
+    CHECK(tsc_now >= 200 && tsc_now <= 230);
+    CHECK(!current->idle_spinning);
+    CHECK(perch_shared.vcpu_stats[0].idle_spins == 1);
+    CHECK(perch_shared.vcpu_stats[0].idle_spins_woken == 0);
+    CHECK(perch_shared.vcpu_stats[0].asleep_cycles >= 200);
+}
+
+/* vCPU 1 sends vCPU 0 an event while vCPU 0 spins (at its third look at
+ * the TSC): the spin ends then, and vCPU 1 sent no IPI. */
+static long spin_port;
+
+static void vcpu1_sends(void)
+{
+    CHECK(current->idle_spinning);
+    host_env_cpu_now = 1;
+    CHECK(send((uint32_t)spin_port) == 0);
+    host_env_cpu_now = 0;
+}
+
+static void spin_before_sleep_ends_at_an_event(void)
+{
+    setup(2);
+    spin_port = bind_ipi(0);
+    CHECK(spin_port > 0);
+    CHECK(bring_up(1) == 0);
+    host_env_ipis = 0;
+    time_tsc_khz = 1000;
+    tsc_step = 1;
+    at_tsc_call = vcpu1_sends;
+    at_tsc_call_n = 3;
+    evtchn_spin_before_sleep();
+    CHECK(tsc_now < 10);
+    CHECK(host_env_ipis == 0);
+    CHECK(si->vcpu_info[0].evtchn_upcall_pending == 1);
+    CHECK(perch_shared.vcpu_stats[0].idle_spins_woken == 1);
+    CHECK(!current->idle_spinning);
+}
+
+/* One vCPU, or --no-idle-spin: no spin at all. */
+static void no_spin_alone_or_switched_off(void)
+{
+    setup(1);
+    tsc_step = 1;
+    evtchn_spin_before_sleep();
+    CHECK(tsc_now == 0 && perch_shared.vcpu_stats[0].idle_spins == 0);
+    setup(2);
+    tsc_step = 1;
+    optimizations_off = PERCH_OPT_IDLE_SPIN;
+    evtchn_spin_before_sleep();
+    CHECK(tsc_now == 0);
+    CHECK(perch_shared.vcpu_stats[0].idle_spins == 0);
 }
 
 static void bind_ipi_past_nr_enoent(void)
@@ -885,6 +987,10 @@ int main(void)
     RUN(others_timer_and_down_einval);
     RUN(ipi_port_for_vcpu1);
     RUN(ipi_port_for_self_and_from_other);
+    RUN(event_to_spinning_vcpu_needs_no_ipi);
+    RUN(spin_before_sleep_ends_in_time);
+    RUN(spin_before_sleep_ends_at_an_event);
+    RUN(no_spin_alone_or_switched_off);
     RUN(bind_ipi_past_nr_enoent);
     RUN(virq_timer_per_vcpu);
     RUN(global_virq_on_vcpu1_einval);
