@@ -114,10 +114,17 @@ $(BUILD)/launcher/boot/embedded_init.o: launcher/boot/embedded_init.S $(BUILD)/i
 	$(CC) -c -DINIT_BIN='"$(BUILD)/initramfs/init"' $< -o $@
 
 # perchbench rides along too (the guest's /bin/perchbench, and what
-# `perch bench` runs natively), so `all` builds it through this rule.
-$(BUILD)/launcher/boot/embedded_bench.o: launcher/boot/embedded_bench.S $(BUILD)/bench/perchbench
+# `perch bench` runs natively), so `all` builds it through this rule; and
+# the library `perch bench --uml` preloads into UML.
+$(BUILD)/launcher/boot/embedded_bench.o: launcher/boot/embedded_bench.S $(BUILD)/bench/perchbench \
+                                         $(BUILD)/bench/uml_xstate.so
 	@mkdir -p $(dir $@)
-	$(CC) -c -DBENCH_BIN='"$(BUILD)/bench/perchbench"' $< -o $@
+	$(CC) -c -DBENCH_BIN='"$(BUILD)/bench/perchbench"' \
+	      -DUML_PRELOAD='"$(BUILD)/bench/uml_xstate.so"' $< -o $@
+
+$(BUILD)/bench/uml_xstate.so: launcher/bench/preload/uml_xstate.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -shared -fPIC -o $@ $< -ldl
 
 $(BUILD)/perch: $(LAUNCHER_OBJ) $(BUILD)/launcher/boot/embedded_images.o $(BUILD)/launcher/boot/embedded_init.o \
                 $(BUILD)/launcher/boot/embedded_bench.o

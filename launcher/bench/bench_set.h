@@ -307,18 +307,21 @@ int bench_qemu_run(struct bench_set *set, const struct bench_dir *d,
 
 /* UML's command line for one run of the guest o describes (its memory;
  * one CPU), booting initrd, with set's disk image as ubd0 if any, and its
- * environment: TMPDIR (where UML keeps the guest's memory file) tmpdir.
- * The words live in u. Returns 0, or -1 if the image's path has what
- * ubd0= would split it at (',' or ':'). */
+ * environment: TMPDIR (where UML keeps the guest's memory file) tmpdir,
+ * and LD_PRELOAD the library that lets UML write a process's whole XSAVE
+ * area (launcher/bench/preload/uml_xstate.c), at preload. The words live
+ * in u. Returns 0, or -1 if the image's path has what ubd0= would split
+ * it at (',' or ':'). */
 struct bench_uml_args {
     char *argv[16];
-    char *env[2];
+    char *env[3];
     char mem[32];
     char initrd[PATH_MAX + 16], ubd[PATH_MAX + 16], tmpdir[PATH_MAX + 16];
+    char preload[PATH_MAX + 16];
 };
 int bench_uml_args(struct bench_uml_args *u, const struct bench_set *set,
                    const struct options *o, const char *initrd,
-                   const char *tmpdir, struct error *e);
+                   const char *tmpdir, const char *preload, struct error *e);
 
 /* One UML run of the guest o describes (its memory and command; not the
  * net group), with perch's initramfs without modules, into set->uml. */

@@ -16,23 +16,31 @@
  * the guest's memory in a file it maps, in TMPDIR: tmpfs (/dev/shm) when
  * it can be written, as UML itself prefers, else the run's own folder.
  * /init's poweroff ends UML; its helper processes, which outlive it when
- * it is killed, end with it (program_run_watched). */
+ * it is killed, end with it (program_run_watched).
+ *
+ * UML 6.1 cannot restore a process's FPU state on a host whose XSAVE area
+ * outgrew its buffer (AMX: it panics at its first process), so it runs
+ * with the small library of launcher/bench/preload/uml_xstate.c, carried
+ * inside build/perch and written to the run's folder. */
 #include "bench_set.h"
 
 #include <string.h>
 #include <unistd.h>
 
+#include "../boot/images.h"
+
 #define UML_TMPFS "/dev/shm"
 
 int bench_uml_args(struct bench_uml_args *u, const struct bench_set *set,
                    const struct options *o, const char *initrd,
-                   const char *tmpdir, struct error *e)
+                   const char *tmpdir, const char *preload, struct error *e)
 {
     int a = 0;
 
     snprintf(u->mem, sizeof(u->mem), "mem=%luM", (unsigned long)o->mem_mib);
     snprintf(u->initrd, sizeof(u->initrd), "initrd=%s", initrd);
     snprintf(u->tmpdir, sizeof(u->tmpdir), "TMPDIR=%s", tmpdir);
+    snprintf(u->preload, sizeof(u->preload), "LD_PRELOAD=%s", preload);
     u->argv[a++] = BENCH_UML;
     u->argv[a++] = u->mem;
     u->argv[a++] = u->initrd;
@@ -51,7 +59,8 @@ int bench_uml_args(struct bench_uml_args *u, const struct bench_set *set,
     }
     u->argv[a] = NULL;
     u->env[0] = u->tmpdir;
-    u->env[1] = NULL;
+    u->env[1] = u->preload;
+    u->env[2] = NULL;
     return 0;
 }
 
@@ -62,10 +71,16 @@ int bench_uml_run(struct bench_set *set, const struct bench_dir *d,
     struct program_watch watch = { u.env, BENCH_UML_QUIET_S, false };
     struct bench_machine m = { "UML run", &set->uml, u.argv, &watch, false };
     const char *tmpdir = access(UML_TMPFS, W_OK | X_OK) ? d->path : UML_TMPFS;
-    char initrd[PATH_MAX];
+    char initrd[PATH_MAX], preload[PATH_MAX];
+    const uint8_t *bytes;
+    size_t len;
 
-    if (bench_machine_initrd(d, "initrd-uml.cpio", o, NULL, initrd, e) ||
-        bench_uml_args(&u, set, o, initrd, tmpdir, e))
+    images_uml_preload(&bytes, &len);
+    if (!bytes || !len)
+        return fail(e, "this perch carries no library for UML");
+    if (bench_dir_file(d, "uml-xstate.so", bytes, len, preload, e) ||
+        bench_machine_initrd(d, "initrd-uml.cpio", o, NULL, initrd, e) ||
+        bench_uml_args(&u, set, o, initrd, tmpdir, preload, e))
         return -1;
     return bench_machine_run(set, d, &m, e);
 }

@@ -1,4 +1,5 @@
-/* The Host, Switcher, /init and perchbench images carried inside build/perch. */
+/* The Host, Switcher, /init and perchbench images carried inside build/perch,
+ * and the library perch bench gives UML. */
 #include "../vm/hole.h"
 
 #include <zlib.h>
@@ -38,4 +39,14 @@ void initramfs_bench_image(const uint8_t **bytes, size_t *size)
 {
     *bytes = perch_bench_image;
     *size = perch_bench_image_end - perch_bench_image;
+}
+
+#include "images.h"
+
+extern const uint8_t perch_uml_preload_image[], perch_uml_preload_image_end[];
+
+void images_uml_preload(const uint8_t **bytes, size_t *size)
+{
+    *bytes = perch_uml_preload_image;
+    *size = perch_uml_preload_image_end - perch_uml_preload_image;
 }

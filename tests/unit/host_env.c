@@ -340,6 +340,13 @@ __attribute__((weak)) void initramfs_bench_image(const uint8_t **bytes,
     *size = 0;
 }
 
+/* And the library perch bench gives UML (launcher/boot/images.c): none. */
+__attribute__((weak)) void images_uml_preload(const uint8_t **bytes, size_t *size)
+{
+    *bytes = NULL;
+    *size = 0;
+}
+
 /*
  * The world switch's part of host/core/env.h. Weak, like env_switcher_roundtrip:
  * it arrived while these stand-ins were written, and its owner may bring

@@ -31,7 +31,7 @@ static void args_memory_initrd_consoles(void)
     memset(&set, 0, sizeof(set));
     o.mem_mib = 512;
     o.cpus = 4;   /* UML's one CPU whatever the guest's */
-    CHECK(bench_uml_args(&u, &set, &o, "/t/initrd-uml.cpio", "/dev/shm", &e) == 0);
+    CHECK(bench_uml_args(&u, &set, &o, "/t/initrd-uml.cpio", "/dev/shm", "/t/uml-xstate.so", &e) == 0);
     CHECK(!strcmp(u.argv[0], BENCH_UML));
     CHECK(check_count_word(u.argv, "mem=512M") == 1);
     CHECK(check_count_word(u.argv, "initrd=/t/initrd-uml.cpio") == 1);
@@ -43,7 +43,8 @@ static void args_memory_initrd_consoles(void)
             CHECK(check_count_word(u.argv + i, "con0=null,fd:1") == 1);
     CHECK(!starting(u.argv, "ubd"));
     CHECK(!starting(u.argv, "eth"));
-    CHECK(!strcmp(u.env[0], "TMPDIR=/dev/shm") && !u.env[1]);
+    CHECK(!strcmp(u.env[0], "TMPDIR=/dev/shm"));
+    CHECK(!strcmp(u.env[1], "LD_PRELOAD=/t/uml-xstate.so") && !u.env[2]);
 }
 
 static void args_disk_is_ubd0(void)
@@ -53,14 +54,14 @@ static void args_disk_is_ubd0(void)
     memset(&set, 0, sizeof(set));
     strcpy(set.disk_image, "out/perch-bench-disk.img");
     o.mem_mib = 256;
-    CHECK(bench_uml_args(&u, &set, &o, "i", "/tmp/perch-bench-x", &e) == 0);
+    CHECK(bench_uml_args(&u, &set, &o, "i", "/tmp/perch-bench-x", "p", &e) == 0);
     CHECK(!strcmp(starting(u.argv, "ubd"), "ubd0=out/perch-bench-disk.img"));
     CHECK(check_count_word(u.argv, "mem=256M") == 1);
     CHECK(!strcmp(u.env[0], "TMPDIR=/tmp/perch-bench-x"));
     /* The longest path fits. */
     memset(set.disk_image, 'x', PATH_MAX - 1);
     set.disk_image[PATH_MAX - 1] = '\0';
-    CHECK(bench_uml_args(&u, &set, &o, "i", "t", &e) == 0);
+    CHECK(bench_uml_args(&u, &set, &o, "i", "t", "p", &e) == 0);
     CHECK(strlen(starting(u.argv, "ubd0=")) == PATH_MAX - 1 + 5);
 }
 
@@ -72,10 +73,10 @@ static void args_disk_path_ubd_would_split(void)
     memset(&set, 0, sizeof(set));
     o.mem_mib = 256;
     strcpy(set.disk_image, "/r,esults/perch-bench-disk.img");
-    CHECK(bench_uml_args(&u, &set, &o, "i", "t", &e) == -1);
+    CHECK(bench_uml_args(&u, &set, &o, "i", "t", "p", &e) == -1);
     CHECK_CONTAINS(e.msg, "UML cannot take the disk image /r,esults/");
     strcpy(set.disk_image, "/r:esults/perch-bench-disk.img");
-    CHECK(bench_uml_args(&u, &set, &o, "i", "t", &e) == -1);
+    CHECK(bench_uml_args(&u, &set, &o, "i", "t", "p", &e) == -1);
     CHECK_CONTAINS(e.msg, "',' or ':'");
 }
 
