@@ -3,9 +3,10 @@
  * a benchmark's results, a side's, the set of one run, and each file's
  * functions.
  *
- * bench.c runs the sides, bench_parse.c reads their output, bench_dir.c
- * makes their files, bench_disk.c the disk group's image, bench_net.c the
- * net group's port and peer, bench_machine.c a run on another machine
+ * bench.c runs the sides, bench_parse.c reads their output (and the
+ * words that choose what they run), bench_dir.c makes their files,
+ * bench_disk.c the disk group's image, bench_net.c the net group's port
+ * and peer, bench_machine.c a run on another machine
  * than perch, which bench_qemu.c makes QEMU's and bench_uml.c UML's,
  * bench_restore.c the restore row's saved guest, bench_report.c prints and
  * writes the results (bench_seeds.h: the patch emails' experiments).
@@ -46,7 +47,7 @@ static inline bool bench_is_start(int k)
 #define BENCH_BOOT_MARK    "init"
 #define BENCH_LINE_MAX     512
 
-/* perchbench's groups, as `perchbench list` names them (bench.c). */
+/* perchbench's groups, as `perchbench list` names them (bench_parse.c). */
 enum bench_group { BENCH_MICRO, BENCH_WORK, BENCH_DISK, BENCH_NET, BENCH_GROUPS };
 extern const char *const bench_group_names[BENCH_GROUPS];
 
@@ -118,6 +119,13 @@ int bench_parse_args(int argc, char **argv, struct bench_set *set,
  * -1 for an unknown group or unit, or one benchmark too many. */
 int bench_parse_list_line(struct bench_set *set, const char *line,
                           struct error *e);
+
+/* Mark set->chosen for each of the nnames words: a benchmark's name, a
+ * group's, or "all" (every group but net; also what no word at all
+ * chooses). Returns 0, or -1 with e naming a word that chose nothing and
+ * every word perch bench knows. */
+int bench_choose(struct bench_set *set, const char **names, int nnames,
+                 struct error *e);
 
 
 /* Lines of perchbench's output, and its marks, for one run. */
