@@ -3,9 +3,9 @@
  * under UML. The order: check the command line, write the embedded binary
  * into a temporary folder, ask it for its benchmark names (so names are
  * checked against the binary that will run), choose among them
- * (bench_parse.c), check DIR, busybox (for the work group), the disk
- * image (for the disk group), a port (for the net group), QEMU and UML,
- * run it natively, then the guest runs (default, vs, default, vs, ...
+ * (bench_parse.c), check DIR, busybox (for the work and smp groups), the
+ * disk image (for the disk group), a port (for the net group), QEMU and
+ * UML, run it natively, then the guest runs (default, vs, default, vs, ...
  * when --vs), then QEMU's run, then UML's, then the report.
  */
 #include "bench.h"
@@ -84,7 +84,7 @@ static int native_side(const struct bench_dir *d, struct bench_set *set,
     args[a++] = "0";
     if (set->quick)
         args[a++] = "--quick";
-    if (bench_any_chosen(set, BENCH_WORK)) {
+    if (bench_needs_busybox(set)) {
         args[a++] = "--bin";
         args[a++] = (char *)d->bin;
         args[a++] = "--tmp";
@@ -326,7 +326,8 @@ static void check_machine(bool *wanted, const char *program,
 static void check_uml_has_work(struct bench_set *set)
 {
     if (!set->use_uml || bench_any_chosen(set, BENCH_MICRO) ||
-        bench_any_chosen(set, BENCH_WORK) || bench_any_chosen(set, BENCH_DISK))
+        bench_any_chosen(set, BENCH_WORK) || bench_any_chosen(set, BENCH_SMP) ||
+        bench_any_chosen(set, BENCH_DISK))
         return;
     fprintf(stderr, "perch bench: note: the net group does not run under "
                     "UML: no UML column\n");
@@ -353,7 +354,7 @@ static int prepare(int argc, char **argv, struct bench_set *set,
     if (bench_choose(set, names, nnames, e))
         return STATUS_USAGE;
     if (check_out_dir(set->out_dir, e) ||
-        (bench_any_chosen(set, BENCH_WORK) && bench_dir_busybox(d, e)) ||
+        (bench_needs_busybox(set) && bench_dir_busybox(d, e)) ||
         (bench_any_chosen(set, BENCH_DISK) && bench_disk_create(set, e)) ||
         (bench_any_chosen(set, BENCH_NET) && bench_net_pick_port(set, e)))
         return STATUS_ERROR;

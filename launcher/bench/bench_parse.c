@@ -78,7 +78,8 @@ int bench_parse_args(int argc, char **argv, struct bench_set *set,
 
 /* ---- `perchbench list` -------------------------------------------------- */
 
-const char *const bench_group_names[BENCH_GROUPS] = { "micro", "work", "disk", "net" };
+const char *const bench_group_names[BENCH_GROUPS] = { "micro", "work", "disk",
+                                                      "net", "smp" };
 
 /* "ns" is time per operation (lower is better), the others are rates. */
 static const char *const rate_units[] = { "MB/s", "IOPS", "trips/s", NULL };
@@ -115,12 +116,12 @@ int bench_parse_list_line(struct bench_set *set, const char *line,
 /* ---- choosing by name ------------------------------------------------- */
 
 /* What a plain `perch bench` (or `all`) runs: a group that makes the run
- * much longer is left for naming. */
+ * much longer (net) or is for several vCPUs (smp) is left for naming. */
 static const bool group_by_default[BENCH_GROUPS] = {
     [BENCH_MICRO] = true, [BENCH_WORK] = true, [BENCH_DISK] = true,
 };
 
-/* "all micro work disk net pipe cow ...": what a wrong name could have
+/* "all micro work disk net smp pipe cow ...": what a wrong name could have
  * been. */
 static void known_names(const struct bench_set *set, char *buf, size_t size)
 {
@@ -183,6 +184,11 @@ bool bench_any_chosen(const struct bench_set *set, enum bench_group g)
         if (set->chosen[i] && set->group[i] == g)
             return true;
     return false;
+}
+
+bool bench_needs_busybox(const struct bench_set *set)
+{
+    return bench_any_chosen(set, BENCH_WORK) || bench_any_chosen(set, BENCH_SMP);
 }
 
 const char *bench_missing(const struct bench_set *set,
