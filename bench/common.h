@@ -15,18 +15,19 @@ struct result;
 
 struct bench {
     const char *name;
-    const char *group;      /* "micro", "work", "disk", "net": perch bench
-                               selects by it */
+    const char *group;      /* "micro", "work", "smp", "disk", "net": perch
+                               bench selects by it */
     const char *what;       /* virtbench's words */
     const char *unit;       /* of the result line's numbers: "ns" (per
                                operation), "MB/s", "IOPS", "trips/s" (rates) */
     int (*run)(long n, uint64_t *ns);   /* micro: n operations, timed */
     long max_batch;         /* memory bound; 0: none */
-    /* work, disk, net: the benchmark's own driver, marks and result line
-     * included */
+    /* work, smp, disk, net: the benchmark's own driver, marks and result
+     * line included */
     void (*drive)(const struct bench *b, struct result *res);
-    const char *setup;      /* work: shell script run once, untimed */
-    const char *script;     /* work: the timed shell script, once a sample */
+    const char *setup;      /* work, smp: shell script run once, untimed */
+    const char *script;     /* work, smp: the timed shell script, once a
+                               sample */
 };
 
 struct result {

@@ -14,6 +14,7 @@
  *   thrash     lguest's page-table thrash, per round
  *
  * the work group of real workloads, timed shell scripts (work.c), the
+ * smp group, two jobs one after the other and at once (smp.c), the
  * disk group, O_DIRECT throughput and IOPS on the device --disk names
  * (disk.c), and the net group, TCP throughput and round trips with a peer
  * process on the host (net.c).
@@ -46,10 +47,11 @@
  *
  * The micro-benchmarks need no files: they use anonymous memory and
  * pipes. `exec` runs /proc/self/exe, or argv[0] through PATH when /proc is
- * not mounted. The work group needs busybox in --bin and room in --tmp;
- * the disk group a device or file of 256 MiB or more in --disk, which it
- * overwrites, and the net group a peer connecting to --net-listen (so `all`
- * leaves them out: they run when named).
+ * not mounted. The work and smp groups need busybox in --bin and room in
+ * --tmp; the disk group a device or file of 256 MiB or more in --disk,
+ * which it overwrites, and the net group a peer connecting to --net-listen
+ * (so `all` leaves them out: they run when named, as the smp group, which
+ * measures several CPUs).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -464,8 +466,8 @@ static const struct bench benches[] = {
 };
 #define NBENCH ((int)(sizeof(benches) / sizeof(benches[0])))
 
-/* Benchmark i of `list`: the micro-benchmarks, the work, disk and net
- * groups. NULL past the end. */
+/* Benchmark i of `list`: the micro-benchmarks, the work, smp, disk and
+ * net groups. NULL past the end. */
 static const struct bench *bench_at(int i)
 {
     if (i < NBENCH)
@@ -474,10 +476,19 @@ static const struct bench *bench_at(int i)
     if (i < work_count)
         return &work_benches[i];
     i -= work_count;
+    if (i < smp_count)
+        return &smp_benches[i];
+    i -= smp_count;
     if (i < disk_count)
         return &disk_benches[i];
     i -= disk_count;
     return i < net_count ? &net_benches[i] : NULL;
+}
+
+/* Every group's, as chosen[] and res[] hold them. */
+static int bench_count(void)
+{
+    return NBENCH + work_count + smp_count + disk_count + net_count;
 }
 
 /* ---- the driver: batch sizing, samples, statistics, output ------------- */
@@ -590,11 +601,12 @@ static void print_summary(const bool *chosen, const struct result *res)
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: perchbench [OPTIONS] all|micro|work|disk|net|list|BENCHMARK...\n"
+        "usage: perchbench [OPTIONS] all|micro|work|smp|disk|net|list|BENCHMARK...\n"
         "       perchbench netpeer A.B.C.D:PORT\n"
         "       perchbench torture ROUNDS\n"
         "  all             run the micro and work groups, in the order of `list`\n"
-        "  micro, work, disk, net  run every benchmark of that group\n"
+        "  micro, work, smp, disk, net  run every benchmark of that group (smp:\n"
+        "                  two jobs one after the other, then at once)\n"
         "  list            name the benchmarks: NAME GROUP UNIT WHAT\n"
         "  netpeer         the net group's other end: connect to a perchbench\n"
         "                  listening there (again until it answers) and serve it\n"
@@ -656,7 +668,8 @@ static const char *value_arg(char **argv, int *i, const char *missing)
 }
 
 /* Choose the benchmark called name, or each of group name ("all": the
- * groups that need no device). Returns how many were chosen. */
+ * groups that need no device, smp aside: it is for several CPUs). Returns
+ * how many were chosen. */
 static int choose(const char *name, bool *chosen)
 {
     int n = 0;
@@ -692,8 +705,8 @@ int main(int argc, char **argv)
     }
 
     argv0 = argv[0] ? argv[0] : "perchbench";
-    if (NBENCH + work_count > MAX_BENCHES)
-        die("%d benchmarks, room for %d", NBENCH + work_count, MAX_BENCHES);
+    if (bench_count() > MAX_BENCHES)
+        die("%d benchmarks, room for %d", bench_count(), MAX_BENCHES);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
 

@@ -35,7 +35,7 @@
 /* true and seq by their paths: busybox's shell runs an applet named
  * without a path in-process, and these must be real fork + exec. */
 #define WORK(name, what, setup, script) \
-    { name, "work", what, "ns", NULL, 0, run_work, setup, script }
+    TIMED_SCRIPT(name, "work", what, setup, script)
 
 const struct bench work_benches[] = {
     WORK("shexec", "Time for 500 fork+exec of true from a shell loop", NULL,

@@ -2,11 +2,11 @@
  * `perch bench`: run perchbench natively, in the guest, under TCG and
  * under UML. The order: check the command line, write the embedded binary
  * into a temporary folder, ask it for its benchmark names (so names are
- * checked against the binary that will run), check DIR, busybox (for the
- * work group), the disk image (for the disk group), a port (for the net
- * group), QEMU and UML, run it natively, then the guest runs (default, vs,
- * default, vs, ... when --vs), then QEMU's run, then UML's, then the
- * report.
+ * checked against the binary that will run), choose among them
+ * (bench_parse.c), check DIR, busybox (for the work and smp groups), the
+ * disk image (for the disk group), a port (for the net group), QEMU and
+ * UML, run it natively, then the guest runs (default, vs, default, vs, ...
+ * when --vs), then QEMU's run, then UML's, then the report.
  */
 #include "bench.h"
 #include "bench_set.h"
@@ -47,10 +47,6 @@ static void list_bytes(void *arg, const uint8_t *p, size_t n)
     l->text[l->len] = '\0';
 }
 
-/* What a plain `perch bench` (or `all`) runs: a group that makes the run
- * much longer is left for naming. */
-static const bool group_by_default[BENCH_GROUPS] = { true, true, true, false };
-
 /* The names, in the order `all` runs them, so names are checked against
  * the binary that will run. */
 static int read_names(const char *path, struct bench_set *set, struct error *e)
@@ -88,7 +84,7 @@ static int native_side(const struct bench_dir *d, struct bench_set *set,
     args[a++] = "0";
     if (set->quick)
         args[a++] = "--quick";
-    if (bench_any_chosen(set, BENCH_WORK)) {
+    if (bench_needs_busybox(set)) {
         args[a++] = "--bin";
         args[a++] = (char *)d->bin;
         args[a++] = "--tmp";
@@ -289,52 +285,6 @@ static int guest_sides(struct bench_set *set, const struct bench_dir *d,
 
 /* ---- the command line -------------------------------------------------- */
 
-/* "all micro work disk pipe cow exec ...": what a wrong name could have
- * been. */
-static void known_names(const struct bench_set *set, char *buf, size_t size)
-{
-    size_t len = snprintf(buf, size, "all");
-
-    for (int g = 0; g < BENCH_GROUPS && len < size; g++)
-        len += snprintf(buf + len, size - len, " %s", bench_group_names[g]);
-    for (int i = 0; i < set->n && len < size; i++)
-        len += snprintf(buf + len, size - len, " %s", set->names[i]);
-}
-
-/* Whether word chooses benchmark k: its name, its group or "all" (the
- * groups run by default). */
-static bool chooses(const struct bench_set *set, const char *word, int k)
-{
-    return (!strcmp(word, "all") && group_by_default[set->group[k]]) ||
-           !strcmp(word, set->names[k]) ||
-           !strcmp(word, bench_group_names[set->group[k]]);
-}
-
-static int choose(struct bench_set *set, const char **names, int nnames,
-                  struct error *e)
-{
-    char known[(BENCH_MAX + BENCH_GROUPS + 1) * (BENCH_NAME_MAX + 1) + 1];
-    static const char *all[] = { "all" };
-
-    if (!nnames) {
-        names = all;
-        nnames = 1;
-    }
-    for (int i = 0; i < nnames; i++) {
-        bool any = false;
-
-        for (int k = 0; k < set->n; k++)
-            if (chooses(set, names[i], k))
-                any = set->chosen[k] = true;
-        if (!any) {
-            known_names(set, known, sizeof(known));
-            return fail(e, "no benchmark called '%s' (perch bench knows: %s)",
-                        names[i], known);
-        }
-    }
-    return 0;
-}
-
 /* mkdir -p DIR, then prove it takes a file: fail before the long part. */
 static int check_out_dir(const char *dir, struct error *e)
 {
@@ -376,7 +326,8 @@ static void check_machine(bool *wanted, const char *program,
 static void check_uml_has_work(struct bench_set *set)
 {
     if (!set->use_uml || bench_any_chosen(set, BENCH_MICRO) ||
-        bench_any_chosen(set, BENCH_WORK) || bench_any_chosen(set, BENCH_DISK))
+        bench_any_chosen(set, BENCH_WORK) || bench_any_chosen(set, BENCH_SMP) ||
+        bench_any_chosen(set, BENCH_DISK))
         return;
     fprintf(stderr, "perch bench: note: the net group does not run under "
                     "UML: no UML column\n");
@@ -400,10 +351,10 @@ static int prepare(int argc, char **argv, struct bench_set *set,
     set->uml.label = "UML";
     if (bench_dir_create(d, e) || read_names(d->exe, set, e))
         return STATUS_ERROR;
-    if (choose(set, names, nnames, e))
+    if (bench_choose(set, names, nnames, e))
         return STATUS_USAGE;
     if (check_out_dir(set->out_dir, e) ||
-        (bench_any_chosen(set, BENCH_WORK) && bench_dir_busybox(d, e)) ||
+        (bench_needs_busybox(set) && bench_dir_busybox(d, e)) ||
         (bench_any_chosen(set, BENCH_DISK) && bench_disk_create(set, e)) ||
         (bench_any_chosen(set, BENCH_NET) && bench_net_pick_port(set, e)))
         return STATUS_ERROR;

@@ -81,7 +81,7 @@ int bench_dir_busybox(struct bench_dir *d, struct error *e)
     struct error inner;
 
     if (default_guest_open(&g, &inner) || default_guest_busybox(&g, &inner))
-        return fail(e, "the work group needs busybox: %s", inner.msg);
+        return fail(e, "the work and smp groups need busybox: %s", inner.msg);
     if (path_in(d, "bin", d->bin, e) || path_in(d, "work", d->work, e))
         return -1;
     if (mkdir(d->bin, 0700) < 0 || mkdir(d->work, 0700) < 0)

@@ -1,4 +1,5 @@
-/* `perch bench`: its own words into the request, and perchbench's output
+/* `perch bench`: its own words into the request (the benchmarks they
+ * choose among those perchbench names), and perchbench's output
  * into what perch knows: `perchbench list`'s lines into the benchmarks,
  * and one run's output (perch's console or QEMU's serial port) into its
  * results, line by line and mark by mark, with progress shown. */
@@ -77,7 +78,8 @@ int bench_parse_args(int argc, char **argv, struct bench_set *set,
 
 /* ---- `perchbench list` -------------------------------------------------- */
 
-const char *const bench_group_names[BENCH_GROUPS] = { "micro", "work", "disk", "net" };
+const char *const bench_group_names[BENCH_GROUPS] = { "micro", "work", "disk",
+                                                      "net", "smp" };
 
 /* "ns" is time per operation (lower is better), the others are rates. */
 static const char *const rate_units[] = { "MB/s", "IOPS", "trips/s", NULL };
@@ -111,6 +113,60 @@ int bench_parse_list_line(struct bench_set *set, const char *line,
     return 0;
 }
 
+/* ---- choosing by name ------------------------------------------------- */
+
+/* What a plain `perch bench` (or `all`) runs: a group that makes the run
+ * much longer (net) or is for several vCPUs (smp) is left for naming. */
+static const bool group_by_default[BENCH_GROUPS] = {
+    [BENCH_MICRO] = true, [BENCH_WORK] = true, [BENCH_DISK] = true,
+};
+
+/* "all micro work disk net smp pipe cow ...": what a wrong name could have
+ * been. */
+static void known_names(const struct bench_set *set, char *buf, size_t size)
+{
+    size_t len = snprintf(buf, size, "all");
+
+    for (int g = 0; g < BENCH_GROUPS && len < size; g++)
+        len += snprintf(buf + len, size - len, " %s", bench_group_names[g]);
+    for (int i = 0; i < set->n && len < size; i++)
+        len += snprintf(buf + len, size - len, " %s", set->names[i]);
+}
+
+/* Whether word chooses benchmark k: its name, its group or "all" (the
+ * groups run by default). */
+static bool chooses(const struct bench_set *set, const char *word, int k)
+{
+    return (!strcmp(word, "all") && group_by_default[set->group[k]]) ||
+           !strcmp(word, set->names[k]) ||
+           !strcmp(word, bench_group_names[set->group[k]]);
+}
+
+int bench_choose(struct bench_set *set, const char **names, int nnames,
+                 struct error *e)
+{
+    char known[(BENCH_MAX + BENCH_GROUPS + 1) * (BENCH_NAME_MAX + 1) + 1];
+    static const char *all[] = { "all" };
+
+    if (!nnames) {
+        names = all;
+        nnames = 1;
+    }
+    for (int i = 0; i < nnames; i++) {
+        bool any = false;
+
+        for (int k = 0; k < set->n; k++)
+            if (chooses(set, names[i], k))
+                any = set->chosen[k] = true;
+        if (!any) {
+            known_names(set, known, sizeof(known));
+            return fail(e, "no benchmark called '%s' (perch bench knows: %s)",
+                        names[i], known);
+        }
+    }
+    return 0;
+}
+
 /* ---- perchbench's lines ------------------------------------------------ */
 
 /* A lookup, so a name the guest made up can never select memory. */
@@ -128,6 +184,11 @@ bool bench_any_chosen(const struct bench_set *set, enum bench_group g)
         if (set->chosen[i] && set->group[i] == g)
             return true;
     return false;
+}
+
+bool bench_needs_busybox(const struct bench_set *set)
+{
+    return bench_any_chosen(set, BENCH_WORK) || bench_any_chosen(set, BENCH_SMP);
 }
 
 const char *bench_missing(const struct bench_set *set,

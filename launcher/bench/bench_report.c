@@ -9,7 +9,9 @@
  * gets, and guest/TCG above 1 is ahead of TCG (guest/UML of UML). The table says so above
  * those rows, and bench.csv and bench.json carry each row's unit. Each
  * side's vCPUs (--cpus N) are a line of the table, bench.csv's cpus (and
- * vs_cpus) column and bench.json's cpus (and vs_cpus) field.
+ * vs_cpus) column and bench.json's cpus (and vs_cpus) field. The smp
+ * group's rows are followed by a line of each side's time one after the
+ * other over its time at once, a pair of rows at a time.
  */
 #include "bench_set.h"
 
@@ -158,7 +160,8 @@ struct shown {
 
 static struct shown shown_as(const struct bench_set *set, int k)
 {
-    if (bench_is_start(k) || (!set->rate[k] && set->group[k] == BENCH_WORK))
+    if (bench_is_start(k) || (!set->rate[k] && (set->group[k] == BENCH_WORK ||
+                                                set->group[k] == BENCH_SMP)))
         return (struct shown){ NS_PER_MS, 1 };
     if (set->rate[k] && !strcmp(set->unit[k], "MB/s"))
         return (struct shown){ 1, 1 };   /* IOPS, trips/s: whole */
@@ -356,6 +359,112 @@ static void cpus_line(FILE *out, const struct bench_set *set)
     fprintf(out, "; native: perchbench pinned to one CPU\n");
 }
 
+/* ---- the smp group's pairs ---------------------------------------------- */
+
+#define SMP_SEQ "_seq"
+#define SMP_PAR "_par"
+
+/* The length of NAME in a row called NAME_seq; 0 for any other name. */
+static int seq_stem(const char *name)
+{
+    int stem = (int)strlen(name) - (int)strlen(SMP_SEQ);
+
+    return stem > 0 && !strcmp(name + stem, SMP_SEQ) ? stem : 0;
+}
+
+/* The chosen smp row NAME_par that pairs with row seq, if seq is a chosen
+ * smp row NAME_seq; else -1. */
+static int smp_partner(const struct bench_set *set, int seq)
+{
+    const char *name = set->names[seq];
+    int stem = seq_stem(name), par;
+    char par_name[BENCH_NAME_MAX + 1];
+
+    if (!set->chosen[seq] || set->group[seq] != BENCH_SMP || !stem)
+        return -1;
+    snprintf(par_name, sizeof(par_name), "%.*s" SMP_PAR, stem, name);
+    par = bench_find(set, par_name);
+    return par >= 0 && set->chosen[par] && set->group[par] == BENCH_SMP ? par : -1;
+}
+
+/* A side as the smp line names it. */
+struct named_side {
+    const char *name;
+    const struct bench_side *side;
+};
+#define SIDES_MAX (3 + MACHINES_MAX)
+
+/* Every side that ran: native, perch (default and vs), TCG, UML. Returns
+ * how many. */
+static int sides_ran(const struct bench_set *set,
+                     struct named_side sides[SIDES_MAX])
+{
+    struct machine_column m[MACHINES_MAX];
+    int machines = machine_columns(set, m), n = 0;
+
+    sides[n++] = (struct named_side){ "native", &set->native };
+    sides[n++] = (struct named_side){ set->vs ? "perch default" : "perch",
+                                      &set->base };
+    if (set->vs)
+        sides[n++] = (struct named_side){ "perch vs", &set->other };
+    for (int i = 0; i < machines; i++)
+        sides[n++] = (struct named_side){ m[i].title, m[i].side };
+    return n;
+}
+
+/* One pair's part of the smp line, "pipes native 1.02x, perch 1.10x",
+ * after *sep (the line's start, or "; " after a pair): each side that has
+ * both rows, seq's time over par's. Nothing if no side has both. */
+static void smp_pair(FILE *out, const struct bench_set *set, int seq, int par,
+                     const char **sep)
+{
+    struct named_side sides[SIDES_MAX];
+    int n = sides_ran(set, sides), stem = seq_stem(set->names[seq]);
+    const char *between = NULL;   /* NULL until the pair's first side */
+
+    for (int i = 0; i < n; i++) {
+        double r = ratio(&sides[i].side->s[seq], &sides[i].side->s[par]);
+
+        if (r <= 0)
+            continue;
+        if (!between)
+            fprintf(out, "%s %.*s", *sep, stem, set->names[seq]);
+        fprintf(out, "%s %s %.2fx", between ? between : "", sides[i].name, r);
+        between = ",";
+        *sep = ";";
+    }
+}
+
+/* After the smp rows: how much faster at once was than one after the
+ * other, a pair at a time (2x: two vCPUs did two jobs in the time of
+ * one). No line when no side has both rows of any pair. */
+static void smp_line(FILE *out, const struct bench_set *set)
+{
+    static const char start[] = "smp: at once vs one after the other "
+                                "(" SMP_SEQ " time / " SMP_PAR " time):";
+    const char *sep = start;
+
+    for (int seq = 0; seq < set->n; seq++) {
+        int par = smp_partner(set, seq);
+
+        if (par >= 0)
+            smp_pair(out, set, seq, par, &sep);
+    }
+    if (sep != start)
+        fputc('\n', out);
+}
+
+/* The smp rows, between what they are and what they show. */
+static void smp_rows(FILE *out, const struct bench_set *set)
+{
+    fprintf(out, "smp: ms per run, median (min - max); counts per run; two "
+                 "jobs, one after the other (" SMP_SEQ ") or at once (" SMP_PAR
+                 "); native: perchbench pinned to one CPU, so at once is no "
+                 "faster there\n");
+    rows_of(out, set, BENCH_SMP);
+    smp_line(out, set);
+}
+
 /* UML's column, and once, if the guest had more vCPUs, that UML had one. */
 static void uml_lines(FILE *out, const struct bench_set *set)
 {
@@ -395,6 +504,8 @@ void bench_print_table(FILE *out, const struct bench_set *set)
     rows_of(out, set, BENCH_WORK);
     row(out, set, BENCH_BOOT, "boot");
     row(out, set, BENCH_RESTORE, "restore");
+    if (bench_any_chosen(set, BENCH_SMP))
+        smp_rows(out, set);
     if (bench_any_chosen(set, BENCH_DISK)) {
         disk_note(out, set);
         rows_of(out, set, BENCH_DISK);
@@ -584,8 +695,8 @@ static void write_json(FILE *f, const struct bench_set *set)
     strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     fprintf(f, "{\"tool\": \"perch bench\", \"date\": \"%s\", \"quick\": %s, "
                "\"rounds\": %d, \"qemu\": %s, \"uml\": %s, \"unit\": \"each "
-               "benchmark's unit: ns per operation (work: per run; boot: to "
-               "/init), or a rate (MB/s, IOPS)\", \"cpus\": %u, \"vs\": ",
+               "benchmark's unit: ns per operation (work, smp: per run; boot: "
+               "to /init), or a rate (MB/s, IOPS)\", \"cpus\": %u, \"vs\": ",
             date, set->quick ? "true" : "false", set->rounds,
             set->qemu ? "true" : "false", set->use_uml ? "true" : "false",
             set->base.cpus);

@@ -3,9 +3,10 @@
  * a benchmark's results, a side's, the set of one run, and each file's
  * functions.
  *
- * bench.c runs the sides, bench_parse.c reads their output, bench_dir.c
- * makes their files, bench_disk.c the disk group's image, bench_net.c the
- * net group's port and peer, bench_machine.c a run on another machine
+ * bench.c runs the sides, bench_parse.c reads their output (and the
+ * words that choose what they run), bench_dir.c makes their files,
+ * bench_disk.c the disk group's image, bench_net.c the net group's port
+ * and peer, bench_machine.c a run on another machine
  * than perch, which bench_qemu.c makes QEMU's and bench_uml.c UML's,
  * bench_restore.c the restore row's saved guest, bench_report.c prints and
  * writes the results (bench_seeds.h: the patch emails' experiments).
@@ -25,7 +26,8 @@
 #include "../console/osc_filter.h"
 #include "../run/stats.h"
 
-#define BENCH_MAX          24     /* benchmarks perchbench may name */
+#define BENCH_MAX          32     /* benchmarks perchbench may name (its
+                                     MAX_BENCHES) */
 #define BENCH_NAME_MAX     32     /* as OSC_MARK_NAME_MAX */
 #define BENCH_UNIT_MAX     7      /* "ns", "MB/s", "IOPS", "trips/s" */
 #define BENCH_ROUNDS_MAX   3
@@ -46,8 +48,11 @@ static inline bool bench_is_start(int k)
 #define BENCH_BOOT_MARK    "init"
 #define BENCH_LINE_MAX     512
 
-/* perchbench's groups, as `perchbench list` names them (bench.c). */
-enum bench_group { BENCH_MICRO, BENCH_WORK, BENCH_DISK, BENCH_NET, BENCH_GROUPS };
+/* perchbench's groups, as `perchbench list` names them (bench_parse.c).
+ * The smp group's rows come in pairs, NAME_seq and NAME_par: two jobs one
+ * after the other and at once. */
+enum bench_group { BENCH_MICRO, BENCH_WORK, BENCH_DISK, BENCH_NET, BENCH_SMP,
+                   BENCH_GROUPS };
 extern const char *const bench_group_names[BENCH_GROUPS];
 
 /* One benchmark in one run, as perchbench printed it. */
@@ -119,6 +124,13 @@ int bench_parse_args(int argc, char **argv, struct bench_set *set,
 int bench_parse_list_line(struct bench_set *set, const char *line,
                           struct error *e);
 
+/* Mark set->chosen for each of the nnames words: a benchmark's name, a
+ * group's, or "all" (every group but net and smp; also what no word at
+ * all chooses). Returns 0, or -1 with e naming a word that chose nothing
+ * and every word perch bench knows. */
+int bench_choose(struct bench_set *set, const char **names, int nnames,
+                 struct error *e);
+
 
 /* Lines of perchbench's output, and its marks, for one run. */
 struct bench_capture {
@@ -159,6 +171,10 @@ int bench_find(const struct bench_set *set, const char *name);
 
 /* Whether a chosen benchmark is of group g. */
 bool bench_any_chosen(const struct bench_set *set, enum bench_group g);
+
+/* Whether a chosen benchmark is a shell script (the work and smp groups):
+ * natively, those need busybox's folder and one to write in. */
+bool bench_needs_busybox(const struct bench_set *set);
 
 /* The first chosen benchmark whose line (and, when counted, both marks)
  * res lacks, or NULL; the net group's only when with_net (a side that

@@ -15,6 +15,8 @@ bad() {
     expect_error "$name" 2 "$regex"
 }
 bad bench_name_unknown "no benchmark called 'nosuch'.*all micro work" --quick nosuch
+# The smp group and its rows are known by name (not run by `all`: unit tests).
+bad bench_smp_name_unknown "no benchmark called 'loops'.* smp .*loops_seq loops_par" --quick loops
 bad bench_name_after_good "no benchmark called 'gzipp'" --quick syscall gzipp
 bad bench_name_empty "no benchmark called ''" --quick ""
 bad bench_option_unknown "unknown bench option '--qemu=1'" --qemu=1 syscall
@@ -149,6 +151,14 @@ if "$PB" list | awk '$2 == "disk" { n++ } END { exit n != 3 }' &&
     pass perchbench_list_disk_units
 else
     fail perchbench_list_disk_units "$("$PB" list | grep disk)"
+fi
+# perchbench list: the smp group's rows, pairs of NAME_seq and NAME_par,
+# each a time (ns) as the work group's.
+smp_rows=$("$PB" list | awk '$2 == "smp" { printf "%s/%s ", $1, $3 }')
+if [ "$smp_rows" = "pipes_seq/ns pipes_par/ns loops_seq/ns loops_par/ns " ]; then
+    pass perchbench_list_smp_pairs
+else
+    fail perchbench_list_smp_pairs "smp rows: '$smp_rows'"
 fi
 
 # The net group's side: --net-listen is needed and must be A.B.C.D:PORT; a

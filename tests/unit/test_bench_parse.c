@@ -1,7 +1,8 @@
 /*
  * Unit tests of `perch bench`'s parsing (launcher/bench/bench_parse.c): its
- * own words (--cpus N and --uml among them), and perchbench's output: `perchbench
- * list`'s lines (groups and units), perchbench's result lines
+ * own words (--cpus N and --uml among them) and the benchmarks they choose
+ * (`all` leaves the net and smp groups out), and perchbench's output:
+ * `perchbench list`'s lines (groups and units), perchbench's result lines
  * (a disk benchmark's rate among them), the counter marks and /init's boot mark as
  * perch's console hands them over, and QEMU's raw serial output, where the
  * exit-status sequence and the marks are still in the bytes (split
@@ -9,6 +10,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -168,7 +170,10 @@ static void list_lines_name_group_and_unit(void)
                                 "O_DIRECT read", &e) == 0);
     CHECK(bench_parse_list_line(&set, "diskrand disk IOPS Random reads", &e) == 0);
     CHECK(bench_parse_list_line(&set, "netrr net trips/s TCP round trips", &e) == 0);
-    CHECK(set.n == 5);
+    CHECK(bench_parse_list_line(&set, "loops_par    smp    ns      Time for the "
+                                "same two loops at once", &e) == 0);
+    CHECK(set.n == 6);
+    CHECK(set.group[5] == BENCH_SMP && !set.rate[5] && !strcmp(set.unit[5], "ns"));
     CHECK(set.group[4] == BENCH_NET && set.rate[4] && !strcmp(set.unit[4], "trips/s"));
     CHECK(!strcmp(set.names[0], "pipe") && set.group[0] == BENCH_MICRO &&
           !set.rate[0] && !strcmp(set.unit[0], "ns"));
@@ -206,6 +211,89 @@ static void list_lines_refused(void)
     CHECK(bench_parse_list_line(&set, "b micro ns x", &e) == -1);
     CHECK_CONTAINS(e.msg, "more than");
     CHECK(set.n == BENCH_MAX);
+}
+
+/* ---- the words that choose ------------------------------------------------ */
+
+/* A benchmark of each group, as `perchbench list` names them. */
+static void list_every_group(void)
+{
+    static const char *const lines[] = {
+        "syscall micro ns x", "gzip work ns x", "pipes_seq smp ns x",
+        "loops_par smp ns x", "diskrand disk IOPS x", "netrr net trips/s x",
+    };
+    struct error e = { "" };
+
+    memset(&set, 0, sizeof(set));
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+        CHECK(bench_parse_list_line(&set, lines[i], &e) == 0);
+}
+
+/* The benchmarks chosen, by name, as one string: "syscall gzip ". */
+static const char *chosen_names(void)
+{
+    static char text[BENCH_MAX * (BENCH_NAME_MAX + 1) + 1];
+    size_t len = 0;
+
+    text[0] = '\0';
+    for (int k = 0; k < set.n; k++)
+        if (set.chosen[k])
+            len += snprintf(text + len, sizeof(text) - len, "%s ", set.names[k]);
+    return text;
+}
+
+/* `all` (and no word at all) is every group but net and smp; a group's
+ * name chooses its rows, a benchmark's name that one. */
+static void choose_by_group_and_name(void)
+{
+    static const struct {
+        const char *words[3];      /* up to a NULL */
+        const char *chosen;
+    } cases[] = {
+        { { NULL }, "syscall gzip diskrand " },
+        { { "all" }, "syscall gzip diskrand " },
+        { { "smp" }, "pipes_seq loops_par " },
+        { { "loops_par", "net" }, "loops_par netrr " },
+        { { "all", "smp" }, "syscall gzip pipes_seq loops_par diskrand " },
+    };
+    struct error e = { "" };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int nwords = 0;
+
+        while (cases[i].words[nwords])
+            nwords++;
+        list_every_group();
+        CHECK(bench_choose(&set, (const char **)cases[i].words, nwords, &e) == 0);
+        CHECK(!strcmp(chosen_names(), cases[i].chosen));
+    }
+}
+
+/* A word that chooses nothing is an error that names every word perch
+ * bench knows, the smp group among them. */
+static void choose_refuses_unknown(void)
+{
+    const char *words[] = { "smp", "loops" };
+    struct error e = { "" };
+
+    list_every_group();
+    CHECK(bench_choose(&set, words, 2, &e) == -1);
+    CHECK_CONTAINS(e.msg, "no benchmark called 'loops' (perch bench knows: all "
+                   "micro work disk net smp syscall gzip pipes_seq loops_par");
+}
+
+/* The shell scripts (work, smp) need busybox natively; the others not. */
+static void busybox_for_work_and_smp(void)
+{
+    list_every_group();
+    CHECK(!bench_needs_busybox(&set));
+    set.chosen[0] = set.chosen[4] = set.chosen[5] = true;   /* micro, disk, net */
+    CHECK(!bench_needs_busybox(&set));
+    set.chosen[3] = true;                                   /* smp */
+    CHECK(bench_needs_busybox(&set));
+    set.chosen[3] = false;
+    set.chosen[1] = true;                                   /* work */
+    CHECK(bench_needs_busybox(&set));
 }
 
 /* A disk benchmark's line carries its rate where others carry ns: read
@@ -410,6 +498,9 @@ int main(void)
     RUN(list_lines_name_group_and_unit);
     RUN(list_lines_refused);
     RUN(rate_line_is_parsed);
+    RUN(choose_by_group_and_name);
+    RUN(choose_refuses_unknown);
+    RUN(busybox_for_work_and_smp);
     RUN(serial_output_is_parsed);
     RUN(serial_split_anywhere);
     RUN(serial_exit_status);

@@ -5,7 +5,10 @@
  * too, and bench.json a cpus field (and vs_cpus, null without --vs); and
  * UML's column (--uml): after TCG's in the table, with guest/UML (and
  * vs/UML) after guest/TCG's, a note when the guest had more vCPUs than
- * UML's one CPU, uml_* fields in bench.csv and bench.json.
+ * UML's one CPU, uml_* fields in bench.csv and bench.json; and the smp
+ * group's rows in ms, with the line of each side's time one after the
+ * other over its time at once, a pair of rows (NAME_seq, NAME_par) at a
+ * time.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +144,92 @@ static int count(const char *text, const char *word)
     return n;
 }
 
+/* ---- the smp group ------------------------------------------------------- */
+
+/* The smp rows after syscall (k = 1 to 4): their medians in ms on native,
+ * the guest and TCG. */
+static const struct {
+    const char *name;
+    double native, guest, tcg;
+} smp_rows[] = {
+    { "pipes_seq", 204, 220, 324 },
+    { "pipes_par", 200, 200, 200 },
+    { "loops_seq", 700, 772, 7400 },
+    { "loops_par", 700, 400, 4000 },
+};
+#define SMP_ROWS (int)(sizeof(smp_rows) / sizeof(smp_rows[0]))
+
+static struct bench_summary in_ms(double ms)
+{
+    return (struct bench_summary){ .have = true, .median = ms * 1e6,
+                                   .min = ms * 1e6, .max = ms * 1e6 };
+}
+
+static void with_smp_rows(void)
+{
+    for (int i = 0; i < SMP_ROWS; i++) {
+        int k = 1 + i;
+
+        strcpy(set.names[k], smp_rows[i].name);
+        strcpy(set.unit[k], "ns");
+        set.group[k] = BENCH_SMP;
+        set.chosen[k] = true;
+        set.native.s[k] = in_ms(smp_rows[i].native);
+        set.base.s[k] = in_ms(smp_rows[i].guest);
+        set.tcg.s[k] = in_ms(smp_rows[i].tcg);
+    }
+    set.n = 1 + SMP_ROWS;
+}
+
+/* The rows in ms, then one line: per pair, each side's seq/par. */
+static void smp_line_from_the_medians(void)
+{
+    start(2, 0, true);
+    with_smp_rows();
+    CHECK_CONTAINS(table(), "\nsmp: ms per run, median (min - max); counts per "
+                   "run; two jobs, one after the other (_seq) or at once (_par); "
+                   "native: perchbench pinned to one CPU, so at once is no faster "
+                   "there\npipes_seq    204.0 (204.0 - 204.0)");
+    CHECK_CONTAINS(text, "\nloops_par    700.0 (700.0 - 700.0)");
+    CHECK_CONTAINS(text, "\nsmp: at once vs one after the other (_seq time / "
+                   "_par time): pipes native 1.02x, perch 1.10x, TCG 1.62x; "
+                   "loops native 1.00x, perch 1.93x, TCG 1.85x\n");
+    /* the line follows the last smp row */
+    CHECK(strstr(text, "\nloops_par ") < strstr(text, "\nsmp: at once"));
+    CHECK(strstr(text, "\nrestore ") < strstr(text, "\nsmp: ms per run"));
+}
+
+/* With --vs and UML: each side named, in the table's order. */
+static void smp_line_names_every_side(void)
+{
+    start(2, 2, true);
+    with_uml();
+    with_smp_rows();
+    for (int k = 1; k <= SMP_ROWS; k++)
+        set.other.s[k] = set.uml.s[k] = in_ms(100);
+    CHECK_CONTAINS(table(), ": pipes native 1.02x, perch default 1.10x, perch "
+                   "vs 1.00x, TCG 1.62x, UML 1.00x; loops native 1.00x,");
+}
+
+/* A side without both rows of a pair is left out of that pair; a pair no
+ * side ran both rows of is left out; with no pair, no line. */
+static void smp_line_without_pairs(void)
+{
+    start(1, 0, true);
+    with_smp_rows();
+    set.tcg.s[2].have = false;                  /* TCG's pipes_par */
+    CHECK_CONTAINS(table(), "/ _par time): pipes native 1.02x, perch 1.10x; loops "
+                   "native 1.00x, perch 1.93x, TCG 1.85x\n");
+    set.chosen[4] = false;                      /* loops_par */
+    CHECK_CONTAINS(table(), "/ _par time): pipes native 1.02x, perch 1.10x\n");
+    set.native.s[1].have = set.base.s[1].have = false;   /* pipes_seq */
+    CHECK(!strstr(table(), "at once vs"));
+    CHECK_CONTAINS(text, "\nsmp: ms per run");
+    CHECK(!strstr(text, "\n\n"));             /* not even an empty line */
+    start(1, 0, false);
+    CHECK(!strstr(table(), "smp:"));
+}
+
 static void table_has_the_uml_column(void)
 {
     start(1, 0, true);
@@ -207,6 +296,9 @@ int main(void)
     RUN(json_has_cpus);
     RUN(table_has_the_uml_column);
     RUN(files_have_uml_fields);
+    RUN(smp_line_from_the_medians);
+    RUN(smp_line_names_every_side);
+    RUN(smp_line_without_pairs);
     for (const char *const *n = (const char *const[]){ "bench.csv", "bench.json",
                                                        "bench.svg", NULL };
          *n; n++) {
