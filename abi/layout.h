@@ -420,9 +420,6 @@ enum perch_patch_state {
     PERCH_PATCH_UNDONE_WRITE,  /* restored for good: its text page was mapped
                                 * writable PERCH_PATCH_MAX_REWRITES times */
     PERCH_PATCH_UNDONE_TARGET, /* restored: it stored to something else */
-    PERCH_PATCH_SMP,           /* several vCPUs and no call fits: a `syscall`
-                                * patch is several instructions, and another
-                                * vCPU may stand between them */
     PERCH_PATCH_STATES
 };
 /* Whether the kernel's hypercall and iret became direct calls

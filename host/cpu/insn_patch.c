@@ -218,12 +218,6 @@ static void try_patch(struct perch_patch_site *s, unsigned len)
         return;
     }
     s->by_call = patch_len == 5 && call_bytes(s, bytes);
-    /* The `syscall` forms are two or three instructions: another vCPU
-     * interrupted between them could not be sent back by an undo. */
-    if (!s->by_call && host_nr_vcpus > 1) {
-        s->state = PERCH_PATCH_SMP;
-        return;
-    }
     if (!s->by_call)
         __builtin_memcpy(bytes, patch_len == 5 ? call_saving_both : call_saving_rcx, patch_len);
     __builtin_memset(bytes + patch_len, INT3, len - patch_len);
@@ -273,13 +267,34 @@ static void run_original(struct perch_patch_site *s, struct cpu_regs *regs)
         undo(s, PERCH_PATCH_UNDONE_TARGET);
 }
 
+/* The site whose `syscall` patch ends at ret, whatever its state now. */
+static struct perch_patch_site *syscall_site_returning_to(uint64_t ret)
+{
+    for (unsigned i = 0; i < nr_sites(); i++) {
+        struct perch_patch_site *s = &perch_shared.stats.patch_sites[i];
+
+        if (s->patch_len && !s->by_call && s->rip + s->patch_len == ret)
+            return s;
+    }
+    return 0;
+}
+
 bool insn_patch_entry(struct cpu_regs *regs)
 {
     struct perch_patch_site *s = active_site(regs->rcx);
+    bool undone = false;
     unsigned words;
     uint64_t saved[2];
 
-    if (!s || s->by_call)
+    /* With several vCPUs the `syscall` may have left the patch just before
+     * another vCPU, holding the Host lock, gave the site its bytes back:
+     * the registers are put back as below and the caller goes back to
+     * the site, to run what it holds now. */
+    if (!s || s->by_call) {
+        s = host_nr_vcpus > 1 ? syscall_site_returning_to(regs->rcx) : 0;
+        undone = true;
+    }
+    if (!s)
         return false;
     /* The patch pushed rcx, then (5 bytes) r11; `syscall` put the flags in r11. */
     words = s->patch_len == 5 ? 2 : 1;
@@ -294,8 +309,35 @@ bool insn_patch_entry(struct cpu_regs *regs)
         regs->rcx = saved[0];
     }
     regs->rsp += words * 8;
-    run_original(s, regs);
+    if (undone)
+        regs->rip = s->rip;
+    else
+        run_original(s, regs);
     return true;
+}
+
+/*
+ * A `syscall` patch is two or three instructions (push %rcx, [push %r11,]
+ * syscall): guest code stopped by an event between them has pushed one
+ * or two words. Its rip there lies inside the guest's own instruction, so
+ * an undo (another vCPU's, or this one's while the guest kernel runs the
+ * event's handler and switches tasks) would leave the frame the guest
+ * keeps, or the resume, in the middle of it. So such code is put back to
+ * before the patch: the pushes taken back (the words below rsp are dead),
+ * rip at the site, which runs whatever the site holds when it resumes.
+ */
+void insn_patch_leave_interior(struct cpu_regs *regs)
+{
+    for (unsigned i = 0; i < nr_sites(); i++) {
+        const struct perch_patch_site *s = &perch_shared.stats.patch_sites[i];
+        uint64_t into = regs->rip - s->rip;
+
+        if (!s->patch_len || (into != 1 && !(into == 3 && s->patch_len == 5)))
+            continue;
+        regs->rsp += into == 1 ? 8 : 16;
+        regs->rip = s->rip;
+        return;
+    }
 }
 
 /* The site whose `call` patch returns to ret, whatever its state now. */

@@ -14,6 +14,9 @@
  *     push %r11; syscall`, every register kept either way; 3 or 4: `push
  *     %rcx; syscall` only where r11 is provably dead after it
  *     (host/x86/insn_liveness.c); the instruction's other bytes int3;
+ *   - guest code never stays between a patch's instructions: an event
+ *     there puts it back to before the patch (insn_patch_leave_interior),
+ *     so an undo never leaves a resume in the middle of the original;
  *   - the instruction as the guest wrote it is kept; the Host emulates
  *     that, never the bytes in memory;
  *   - the original comes back before any new writable mapping of its page
@@ -39,8 +42,16 @@ void insn_patch_trapped(uint64_t rip, unsigned len);
 /* A guest-kernel `syscall` whose return address (regs->rcx) ends an active
  * patch: regs become the guest's at the patched instruction (rcx and r11
  * from its stack, its flags), the instruction is done, and true; the
- * caller resumes the guest with regs. false: not a patch, regs untouched. */
+ * caller resumes the guest with regs. One that ends a `syscall` patch
+ * undone since (another vCPU's): regs put back the same way, regs->rip
+ * the site again, and true. false: not a patch, regs untouched. */
 bool insn_patch_entry(struct cpu_regs *regs);
+
+/* An event stopped guest-kernel code inside a `syscall` patch, after a
+ * push and before its `syscall` (any #BP but the site's own int3, which
+ * insn_patch_stray_int3 serves): regs go back to before the patch, its
+ * pushes taken back and rip at the site. Elsewhere regs are left alone. */
+void insn_patch_leave_interior(struct cpu_regs *regs);
 
 /* A hypercall by the direct entry whose return address (regs->rip, rsp
  * already above it) ends an active `call` patch: the patched instruction

@@ -218,6 +218,8 @@ static _Noreturn void guest_event(struct cpu_regs *regs, bool from_user,
     where_entered(regs);
     if (gdb_enabled && (v == 1 || v == 3))
         gdb_event(regs);   /* returns if it is the guest's own #DB or #BP */
+    if (!from_user && v != 3)
+        insn_patch_leave_interior(regs);
     /* tour fault.3: an interrupt is taken, a fault perch can serve is served, the rest bounce */
     if (v >= 32) {
         take_interrupt(v);

@@ -300,7 +300,6 @@ static const char *const patch_state_names[PERCH_PATCH_STATES] = {
     [PERCH_PATCH_CROSSES_PAGE] = "crosses a page",
     [PERCH_PATCH_UNDONE_WRITE] = "undone: text rewritten too often",
     [PERCH_PATCH_UNDONE_TARGET] = "undone: not a page table",
-    [PERCH_PATCH_SMP] = "off: several vCPUs, no call fits",
 };
 
 /* A kernel address as symbol+offset where the symbols know it. */

@@ -192,12 +192,11 @@ static void long_store_patched_into_a_call(void)
     CHECK(!memcmp(text(CODE_VA + 0x100), short_want, 3));
 }
 
-/* Several vCPUs: only the call form is written, each rewrite as Linux's
- * text_poke_bp (the other vCPU made to serialize; here it is in the Host,
- * so no IPI); a vCPU that met the int3 meanwhile goes back to the site;
- * the syscall forms, several instructions, stay off; an undo goes by the
- * protocol too. */
-static void several_vcpus_patch_by_call_only(void)
+/* Several vCPUs: each rewrite as Linux's text_poke_bp (the other vCPU
+ * made to serialize; here it is in the Host, so no IPI); a vCPU that met
+ * the int3 meanwhile goes back to the site; the syscall form is written
+ * too; an undo goes by the protocol as well. */
+static void several_vcpus_patch_by_text_poke(void)
 {
     static const uint8_t want[6] = { 0xe8, 0xfb, 0x0f, 0x00, 0x00, 0xcc };
 
@@ -219,10 +218,77 @@ static void several_vcpus_patch_by_call_only(void)
     regs.rip = CODE_VA + 0x201;
     CHECK(!insn_patch_stray_int3(&regs));
     CHECK(trap_at(CODE_VA + 0x100, xchg_rbx, 3, (const uint8_t *)"\x4d\x31\xdb", 3));
-    CHECK(site(1)->state == PERCH_PATCH_SMP && !memcmp(text(CODE_VA + 0x100), xchg_rbx, 3));
+    CHECK(site(1)->state == PERCH_PATCH_ACTIVE && site(1)->patch_len == 3);
+    CHECK(!memcmp(text(CODE_VA + 0x100), "\x51\x0f\x05", 3));
     vcpu_of(1)->must_serialize = false;
     insn_patch_frame_writable(CODE_MFN);
     CHECK(!memcmp(text(CODE_VA), lock_btr, 6) && vcpu_of(1)->must_serialize);
+    CHECK(!memcmp(text(CODE_VA + 0x100), xchg_rbx, 3));
+    host_nr_vcpus = 1;
+}
+
+/* An event that stops guest code between a `syscall` patch's instructions
+ * puts it back to before the patch: after push %rcx one word, after push
+ * %r11 (the 5-byte form) two; anywhere else, nothing. So does an undo in
+ * between: the site's record still says where its pushes end. */
+static void event_inside_a_syscall_patch_goes_back_to_the_site(void)
+{
+    const uint64_t site3 = CODE_VA + 0x100, rsp = STACK_VA + 0x800;
+    static const struct { uint64_t rip, rsp; } cases[] = {
+        { CODE_VA + 1, STACK_VA + 0x808 },     /* after push %rcx */
+        { CODE_VA + 3, STACK_VA + 0x810 },     /* after push %r11 */
+        { CODE_VA + 0x101, STACK_VA + 0x808 }, /* 3 bytes: after push %rcx */
+    };
+
+    CHECK(setup() == 0);
+    perch_shared.stats.direct_state = PERCH_DIRECT_OFF;   /* 5 bytes: the syscall form */
+    CHECK(trap_at(CODE_VA, lock_btr, 6, ret, 1));
+    CHECK(trap_at(site3, xchg_rbx, 3, ret, 1));
+    CHECK(site(0)->patch_len == 5 && !site(0)->by_call && site(1)->patch_len == 3);
+    for (unsigned undone = 0; undone < 2; undone++) {
+        for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+            regs.rip = cases[i].rip;
+            regs.rsp = rsp;
+            insn_patch_leave_interior(&regs);
+            CHECK(regs.rip == (cases[i].rip < site3 ? CODE_VA : site3));
+            CHECK(regs.rsp == cases[i].rsp);
+        }
+        /* a site's own first byte, the syscall's second, or past the
+         * patch: no place between its instructions */
+        static const uint64_t elsewhere[] = { CODE_VA, CODE_VA + 2, CODE_VA + 4, CODE_VA + 5,
+                                              site3 + 2, site3 + 3 };
+        for (unsigned i = 0; i < sizeof(elsewhere) / sizeof(elsewhere[0]); i++) {
+            regs.rip = elsewhere[i];
+            regs.rsp = rsp;
+            insn_patch_leave_interior(&regs);
+            CHECK(regs.rip == elsewhere[i] && regs.rsp == rsp);
+        }
+        insn_patch_frame_writable(CODE_MFN);
+        CHECK(site(0)->state == PERCH_PATCH_WAITING && !memcmp(text(CODE_VA), lock_btr, 6));
+    }
+}
+
+/* With several vCPUs a `syscall` may leave the patch just before another
+ * vCPU undoes it: its registers come back from the stack as through the
+ * patch, and it goes back to the site instead of doing the store. */
+static void syscall_from_an_undone_patch_goes_back_to_the_site(void)
+{
+    CHECK(setup() == 0);
+    host_nr_vcpus = 2;
+    CHECK(trap_at(CODE_VA, xchg_rbx, 3, ret, 1));
+    CHECK(site(0)->state == PERCH_PATCH_ACTIVE && site(0)->patch_len == 3);
+    insn_patch_frame_writable(CODE_MFN);
+    CHECK(site(0)->state == PERCH_PATCH_WAITING && !memcmp(text(CODE_VA), xchg_rbx, 3));
+    *pte() = OLD;
+    regs.rbx = 0;
+    enter_patch(CODE_VA + 3, false);
+    CHECK(insn_patch_entry(&regs));
+    CHECK(regs.rip == CODE_VA && regs.rcx == RCX_VALUE && regs.rflags == FLAGS);
+    CHECK(regs.rsp == STACK_VA + 512 * 8);
+    CHECK(*pte() == OLD && regs.rbx == 0);   /* nothing stored */
+    /* no site ends there: a hypercall */
+    enter_patch(CODE_VA + 0x40, false);
+    CHECK(!insn_patch_entry(&regs) && regs.rcx == CODE_VA + 0x40);
     host_nr_vcpus = 1;
 }
 
@@ -588,7 +654,9 @@ int main(void)
     RUN(store_through_the_patch);
     RUN(long_store_patched_into_a_call);
     RUN(no_call_without_direct_calls);
-    RUN(several_vcpus_patch_by_call_only);
+    RUN(several_vcpus_patch_by_text_poke);
+    RUN(event_inside_a_syscall_patch_goes_back_to_the_site);
+    RUN(syscall_from_an_undone_patch_goes_back_to_the_site);
     RUN(several_vcpus_races_at_a_site);
     RUN(short_store_with_r11_dead_saves_rcx);
     RUN(r11_read_after_keeps_the_trap);
