@@ -429,6 +429,8 @@ enum perch_direct_state {
     PERCH_DIRECT_ACTIVE,        /* patched: both enter the Host by a jmp */
     PERCH_DIRECT_OFF,           /* --trap-hypercalls */
     PERCH_DIRECT_GDB,           /* --gdb: the kernel's own bytes, for stepping */
+    PERCH_DIRECT_PAGE,          /* no such functions, but the hypercall page's
+                                 * slots jump to the Host */
     PERCH_DIRECT_UNKNOWN_CODE,  /* their bytes are not the ones perch knows,
                                  * or not where it can patch them */
     PERCH_DIRECT_STATES
@@ -565,6 +567,10 @@ struct perch_shared {
          * xen_hypercall_pv and xen_iret), for host/cpu/direct_calls.c;
          * 0: unknown. Given before the first vCPU runs, or not at all. */
         uint64_t hypercall_func, iret_func;
+        /* The kernel's hypercall page (its HYPERCALL_PAGE note: how older
+         * kernels call), filled with `syscall` stubs by the Launcher; 0:
+         * none. Set before the first vCPU runs. */
+        uint64_t hypercall_page;
         /* TSC ticks the guest must not see: `perch restore` of a guest
          * whose TSC is the machine's own (PVM runs CPL3 rdtsc natively),
          * which went on while the guest lay in its file. The Host's clock

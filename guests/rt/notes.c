@@ -2,32 +2,13 @@
  * The Xen ELF notes of every test guest (docs/xen-pv.md section 1).
  *
  * They are written in C rather than in head.S so that each note's layout is
- * a C struct and its type comes from abi/xen/elfnote.h. Each
- * note is one packed, 4-byte aligned object in .note.Xen: namesz, descsz,
- * type, "Xen\0", then the descriptor padded to 4 bytes. The link script puts
- * the section in its own PT_NOTE program header.
+ * a C struct (notes.h) and its type comes from abi/xen/elfnote.h. A guest
+ * adds its own notes the same way.
  */
 #include "rt.h"
-#include "../../abi/xen/elfnote.h"
+#include "notes.h"
 
 extern char _start[];
-
-#define NOTE_TYPE __attribute__((packed, aligned(4)))
-#define NOTE_VAR  __attribute__((section(".note.Xen"), used, no_reorder, aligned(4)))
-
-#define STR_NOTE(var, ty, str)                                                \
-    static const struct NOTE_TYPE {                                           \
-        uint32_t namesz, descsz, type;                                        \
-        char name[4];                                                         \
-        char desc[sizeof(str)];                                               \
-    } var NOTE_VAR = { 4, sizeof(str), ty, "Xen", str }
-
-#define U64_NOTE(var, ty, value)                                              \
-    static const struct NOTE_TYPE {                                           \
-        uint32_t namesz, descsz, type;                                        \
-        char name[4];                                                         \
-        uint64_t desc;                                                        \
-    } var NOTE_VAR = { 4, sizeof(uint64_t), ty, "Xen", value }
 
 STR_NOTE(note_xen_version,   XEN_ELFNOTE_XEN_VERSION,   "xen-3.0");
 STR_NOTE(note_guest_os,      XEN_ELFNOTE_GUEST_OS,      "perch-test");

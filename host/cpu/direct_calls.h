@@ -23,6 +23,12 @@
  * can point inside the new bytes and no other vCPU is up. Each function's
  * bytes must be exactly Linux's, or neither is patched and the `syscall`
  * road stays.
+ *
+ * Older kernels call a hypercall page instead (their HYPERCALL_PAGE note;
+ * Linux before 6.1.121 and its stable kin): there each 32-byte slot, the
+ * Launcher's `syscall` stub, becomes `push $-1; mov $nr, %eax; jmp *`
+ * (the iret slot, entered with the flags word pushed, only the jmp), the
+ * Host's address in the slot's last 8 bytes.
  */
 #ifndef PERCH_HOST_DIRECT_CALLS_H
 #define PERCH_HOST_DIRECT_CALLS_H
@@ -34,9 +40,11 @@
 /* The word xen_hypercall_pv's patch pushes: not an iret's flags. */
 #define DIRECT_CALL_HYPERCALL (~0ull)
 
-/* Patch the kernel's functions that perch_shared.boot names, to jump to
- * entry; for_gdb: leave them as they are (gdb steps the kernel's own
- * bytes). Returns, and records for --stats, what became of them. */
+/* Patch the kernel's functions, and its hypercall page, that
+ * perch_shared.boot names, to jump to entry; for_gdb: leave them as they
+ * are (gdb steps the kernel's own bytes). Returns, and records for
+ * --stats, what became of them (of the functions, where the kernel has
+ * them; else of the page). */
 enum perch_direct_state direct_calls_install(uint64_t entry, bool for_gdb);
 
 #endif

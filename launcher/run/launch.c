@@ -302,6 +302,7 @@ static int start_vm(struct launch *l, const struct options *o, struct error *e)
     struct timespec now;
 
     clock_gettime(CLOCK_REALTIME, &now);
+    l->hole.shared->boot.hypercall_page = l->image.hypercall_page;
     l->hole.shared->boot.guest_rip = l->layout.entry;
     l->hole.shared->boot.guest_rsp = l->layout.stack_top;
     l->hole.shared->boot.guest_rsi = l->layout.start_info_va;

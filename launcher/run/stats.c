@@ -60,11 +60,12 @@ const char *hypercall_name(unsigned nr)
 
 /* What became of the kernel's hypercall and iret (host/cpu/direct_calls.h). */
 static const char *const direct_state_names[PERCH_DIRECT_STATES] = {
-    [PERCH_DIRECT_NONE] = "the kernel names no xen_hypercall_pv and xen_iret",
+    [PERCH_DIRECT_NONE] = "the kernel names no xen_hypercall_pv and xen_iret, and has no hypercall page",
+    [PERCH_DIRECT_PAGE] = "the hypercall page's slots jump to the Host",
     [PERCH_DIRECT_ACTIVE] = "xen_hypercall_pv and xen_iret jump to the Host",
     [PERCH_DIRECT_OFF] = "--trap-hypercalls",
     [PERCH_DIRECT_GDB] = "off with --gdb",
-    [PERCH_DIRECT_UNKNOWN_CODE] = "xen_hypercall_pv or xen_iret not as perch knows it",
+    [PERCH_DIRECT_UNKNOWN_CODE] = "xen_hypercall_pv, xen_iret or the hypercall page not as perch knows it",
 };
 
 static void print_hypercalls(FILE *out, const struct perch_shared *sh)

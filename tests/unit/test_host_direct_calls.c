@@ -20,11 +20,14 @@
 #include "../../host/core/vcpu.h"
 #include "../../host/core/where.h"
 #include "../../host/entry/guest_resume.h"
+#include "../../launcher/boot/domain.h"
 
 #define FRAMES       512
 #define GUEST_BASE   64
 #define CODE_MFN     100
 #define STACK_MFN    140
+#define PAGE_MFN     101              /* an older kernel's hypercall page */
+#define PAGE_VA      (CODE_VA + 0x1000)
 #define CODE_VA      0xffffffff81000000ull
 #define HYPERCALL_VA (CODE_VA + 0x3b8)
 #define IRET_VA      (CODE_VA + 0x140)
@@ -134,6 +137,66 @@ static void anything_else_stays_as_it_is(void)
     setup();
     perch_shared.boot.hypercall_func = STACK_VA + 0x100;   /* nothing Linux's there */
     CHECK(installed() == PERCH_DIRECT_UNKNOWN_CODE);
+}
+
+/* An older kernel's hypercall page, as the Launcher fills it; no
+ * xen_hypercall_pv or xen_iret unless asked. */
+static uint8_t *hypercall_page(bool functions_too)
+{
+    setup();
+    host_env_map(PAGE_VA, PAGE_MFN, HOST_ENV_RW);
+    domain_fill_hypercall_page(text(PAGE_VA));
+    perch_shared.boot.hypercall_page = PAGE_VA;
+    if (!functions_too)
+        perch_shared.boot.hypercall_func = perch_shared.boot.iret_func = 0;
+    return text(PAGE_VA);
+}
+
+/* Every slot jumps to the Host: a hypercall's with the marker pushed and
+ * its number in eax, the iret's alone (its caller pushed the flags); the
+ * Host's address in the slot's last 8 bytes. */
+static void hypercall_page_slots_become_jumps(void)
+{
+    static const uint8_t version_want[13] = { 0x6a, 0xff, 0xb8, 17, 0, 0, 0,
+                                              0xff, 0x25, 11, 0, 0, 0 };
+    static const uint8_t iret_want[6] = { 0xff, 0x25, 18, 0, 0, 0 };
+    uint8_t *page = hypercall_page(false);
+    uint64_t pointer;
+
+    CHECK(installed() == PERCH_DIRECT_PAGE);
+    CHECK(!memcmp(page + 17 * 32, version_want, sizeof(version_want)));
+    CHECK(!memcmp(page + 23 * 32, iret_want, sizeof(iret_want)));
+    for (unsigned nr = 0; nr < 128; nr++) {
+        memcpy(&pointer, page + nr * 32 + 24, 8);
+        CHECK(pointer == HOST_ENV_DIRECT_ENTRY);
+        CHECK(page[nr * 32 + (nr == 23 ? 6 : 13)] == 0xcc);
+    }
+    /* With Linux 6.1's functions too, both are patched. */
+    page = hypercall_page(true);
+    CHECK(installed() == PERCH_DIRECT_ACTIVE);
+    CHECK(!memcmp(page + 17 * 32, version_want, sizeof(version_want)));
+    CHECK(text(HYPERCALL_VA)[0] == 0x6a && text(HYPERCALL_VA)[1] == 0xff);
+}
+
+/* A page that is not the Launcher's stubs, --trap-hypercalls and --gdb
+ * leave it as it is. */
+static void hypercall_page_left_as_it_is(void)
+{
+    uint8_t stubs[4096], *page = hypercall_page(false);
+
+    memcpy(stubs, page, sizeof(stubs));
+    page[40 * 32 + 4] = 41;            /* slot 40 says mov $41 */
+    CHECK(installed() == PERCH_DIRECT_UNKNOWN_CODE);
+    stubs[40 * 32 + 4] = 41;
+    CHECK(!memcmp(page, stubs, sizeof(stubs)));
+
+    page = hypercall_page(false);
+    memcpy(stubs, page, sizeof(stubs));
+    optimizations_off = PERCH_OPT_DIRECT_CALLS;
+    CHECK(installed() == PERCH_DIRECT_OFF && !memcmp(page, stubs, sizeof(stubs)));
+    optimizations_off = 0;
+    CHECK(direct_calls_install(HOST_ENV_DIRECT_ENTRY, true) == PERCH_DIRECT_GDB);
+    CHECK(!memcmp(page, stubs, sizeof(stubs)));
 }
 
 /* ---- Calls through the entry ----------------------------------------------- */
@@ -307,6 +370,8 @@ int main(void)
 {
     RUN(linux_functions_become_jumps);
     RUN(anything_else_stays_as_it_is);
+    RUN(hypercall_page_slots_become_jumps);
+    RUN(hypercall_page_left_as_it_is);
     RUN(hypercall_returns_to_its_caller);
     RUN(iret_with_and_without_syscall_flag);
     RUN(unsure_entry_serves_by_its_ud);
