@@ -283,22 +283,34 @@ soak: all $(ASAN_PERCH)
 # The SMP torture (not in `make test`'s length, which runs it twice): N
 # boots of Debian's kernel on CPUS vCPUs (default 100 on 2), each running
 # `perchbench torture` and checked shell pipelines at once, then CPU
-# hotplug (tests/guests/linux_smp_torture.sh). Ends "N passed, N failed".
+# hotplug (tests/guests/linux_smp_torture.sh). Ends "N passed, N failed",
+# as COUNT_RESULTS makes a test run's lines end.
+COUNT_RESULTS = awk '{ print } /^PASS /{ p++ } /^FAIL /{ f++ } END { printf "%d passed, %d failed\n", p, f; exit (f > 0) }'
 N    ?= 100
 CPUS ?= 2
 .PHONY: smp-torture
 smp-torture: all
 	@SMP_TORTURE_RUNS=$(N) SMP_TORTURE_CPUS=$(CPUS) bash tests/guests/linux_smp_torture.sh | \
-		awk '{ print } /^PASS /{ p++ } /^FAIL /{ f++ } END { printf "%d passed, %d failed\n", p, f; exit (f > 0) }'
+		$(COUNT_RESULTS)
 
 # Every Linux test again on several vCPUs (not in `make test`'s length):
 # each `perch run` gets --cpus CPUS (default 2) unless the test chooses its
-# own vCPUs (tests/smp/perch-cpus.sh). Ends "N passed, N failed".
+# own vCPUs (tests/perch-with.sh). Ends "N passed, N failed".
+LINUX_TESTS := tests/guests/linux*.sh tests/guests/modules.sh
 .PHONY: test-cpus
 test-cpus: all
-	@for t in tests/guests/linux*.sh tests/guests/modules.sh; do \
-		PERCH=tests/smp/perch-cpus.sh PERCH_CPUS=$(CPUS) bash $$t; done | \
-		awk '{ print } /^PASS /{ p++ } /^FAIL /{ f++ } END { printf "%d passed, %d failed\n", p, f; exit (f > 0) }'
+	@for t in $(LINUX_TESTS); do \
+		PERCH=tests/perch-with.sh PERCH_WITH="--cpus $(CPUS)" PERCH_CPUS=$(CPUS) bash $$t; \
+	done | $(COUNT_RESULTS)
+
+# Every Linux test again with the guest kernel's hypercalls and irets by
+# `syscall` (--trap-hypercalls on each `perch run` that does not choose
+# it), the checks that count direct calls skipped. Ends "N passed, N failed".
+.PHONY: test-trap-hypercalls
+test-trap-hypercalls: all
+	@for t in $(LINUX_TESTS); do \
+		PERCH=tests/perch-with.sh PERCH_WITH=--trap-hypercalls PERCH_TRAP_HYPERCALLS=1 bash $$t; \
+	done | $(COUNT_RESULTS)
 
 # A real Debian image (not in `make test`: the first run downloads ~100 MB
 # and takes minutes): `perch image debian` into build/image-check/, checked
