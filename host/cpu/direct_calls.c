@@ -102,7 +102,7 @@ static enum perch_direct_state patch_page(uint64_t page_va, uint64_t entry)
 {
     uint8_t *page = kernel_bytes(page_va, 4096);
 
-    if (!page || (page_va & 0xfff))
+    if (!page)                         /* not a whole page of the guest's */
         return PERCH_DIRECT_UNKNOWN_CODE;
     for (unsigned nr = 0; nr < 4096 / XEN_HYPERCALL_SLOT_SIZE; nr++)
         if (!is_syscall_stub(page + nr * XEN_HYPERCALL_SLOT_SIZE, nr))

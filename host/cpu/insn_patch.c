@@ -246,9 +246,6 @@ void insn_patch_trapped(uint64_t rip, unsigned len)
     try_patch(s, len);
 }
 
-/* regs at the patched instruction: it is done (emulated as the guest wrote
- * it), or, when it turns out not to store to a page table, the patch is
- * undone for good and the original runs from rip. */
 /* The guest's own instruction at the site, with regs: whether it was a
  * page-table store, done, regs stepped past it. */
 static bool store_as_original(const struct perch_patch_site *s, struct cpu_regs *regs)
@@ -260,6 +257,9 @@ static bool store_as_original(const struct perch_patch_site *s, struct cpu_regs 
     return true;
 }
 
+/* regs at the patched instruction: it is done (emulated as the guest wrote
+ * it), or, when it turns out not to store to a page table, the patch is
+ * undone for good and the original runs from rip. */
 static void run_original(struct perch_patch_site *s, struct cpu_regs *regs)
 {
     s->calls++;
@@ -267,13 +267,16 @@ static void run_original(struct perch_patch_site *s, struct cpu_regs *regs)
         undo(s, PERCH_PATCH_UNDONE_TARGET);
 }
 
-/* The site whose `syscall` patch ends at ret, whatever its state now. */
-static struct perch_patch_site *syscall_site_returning_to(uint64_t ret)
+/* The site whose patch of that form (a `call`, or a `syscall` form) ends
+ * at ret, whatever its state now: with several vCPUs, one that left the
+ * patch just before another vCPU, holding the Host lock, gave the site its
+ * bytes back. */
+static struct perch_patch_site *site_returning_to(uint64_t ret, bool by_call)
 {
     for (unsigned i = 0; i < nr_sites(); i++) {
         struct perch_patch_site *s = &perch_shared.stats.patch_sites[i];
 
-        if (s->patch_len && !s->by_call && s->rip + s->patch_len == ret)
+        if (s->patch_len && s->by_call == by_call && s->rip + s->patch_len == ret)
             return s;
     }
     return 0;
@@ -286,12 +289,10 @@ bool insn_patch_entry(struct cpu_regs *regs)
     unsigned words;
     uint64_t saved[2];
 
-    /* With several vCPUs the `syscall` may have left the patch just before
-     * another vCPU, holding the Host lock, gave the site its bytes back:
-     * the registers are put back as below and the caller goes back to
-     * the site, to run what it holds now. */
+    /* Undone since (site_returning_to): the registers are put back as
+     * below and the caller goes back to the site, to run what it holds now. */
     if (!s || s->by_call) {
-        s = host_nr_vcpus > 1 ? syscall_site_returning_to(regs->rcx) : 0;
+        s = host_nr_vcpus > 1 ? site_returning_to(regs->rcx, false) : 0;
         undone = true;
     }
     if (!s)
@@ -340,18 +341,6 @@ void insn_patch_leave_interior(struct cpu_regs *regs)
     }
 }
 
-/* The site whose `call` patch returns to ret, whatever its state now. */
-static struct perch_patch_site *call_site_returning_to(uint64_t ret)
-{
-    for (unsigned i = 0; i < nr_sites(); i++) {
-        struct perch_patch_site *s = &perch_shared.stats.patch_sites[i];
-
-        if (s->by_call && s->rip + 5 == ret)
-            return s;
-    }
-    return 0;
-}
-
 bool insn_patch_call(struct cpu_regs *regs)
 {
     struct perch_patch_site *s = active_site(regs->rip);
@@ -360,10 +349,9 @@ bool insn_patch_call(struct cpu_regs *regs)
         run_original(s, regs);
         return true;
     }
-    /* With several vCPUs a call may have left the patch just before another
-     * vCPU, holding the Host lock, gave the site its bytes back: the caller
-     * goes back to the site and runs what it holds now. */
-    s = host_nr_vcpus > 1 ? call_site_returning_to(regs->rip) : 0;
+    /* Undone since (site_returning_to): the caller goes back to the site
+     * and runs what it holds now. */
+    s = host_nr_vcpus > 1 ? site_returning_to(regs->rip, true) : 0;
     if (!s)
         return false;
     regs->rip = s->rip;

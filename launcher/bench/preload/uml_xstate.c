@@ -11,7 +11,8 @@
  * current area, read first, with UML's bytes over its start. What lies
  * past them belongs to features UML's processes never enable (AMX needs a
  * permission they never ask for), so keeping it as it is loses nothing.
- * Writes of the whole area, and every other request, pass straight on.
+ * Every other request, and every write until the host has refused a short
+ * one, passes straight on: where UML's buffer is whole, UML pays nothing.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -38,16 +39,29 @@ static ptrace_fn *real_ptrace(void)
     return real;
 }
 
-/* A write of a short area as a whole one; the host's answer. */
-static long set_whole_xstate(pid_t pid, const struct iovec *part)
+/* The host's whole area, learnt when it first refused a shorter write;
+ * 0 until then. */
+static size_t whole_len;
+
+/* A write of the area; the host's answer. */
+static long set_xstate(pid_t pid, const struct iovec *part)
 {
     static uint8_t whole[XSTATE_MAX] __attribute__((aligned(64)));
     struct iovec iov = { whole, sizeof(whole) };
+    long rc;
 
+    if (!whole_len || part->iov_len >= whole_len) {
+        rc = real_ptrace()(PTRACE_SETREGSET, pid, (void *)NT_X86_XSTATE, (void *)part);
+        if (rc == 0 || errno != EFAULT || whole_len)
+            return rc;
+    }
     if (real_ptrace()(PTRACE_GETREGSET, pid, (void *)NT_X86_XSTATE, &iov) < 0)
         return -1;
-    if (part->iov_len >= iov.iov_len)
-        return real_ptrace()(PTRACE_SETREGSET, pid, (void *)NT_X86_XSTATE, (void *)part);
+    if (part->iov_len >= iov.iov_len) {
+        errno = EFAULT;                /* refused for another reason: as it was */
+        return -1;
+    }
+    whole_len = iov.iov_len;
     memcpy(whole, part->iov_base, part->iov_len);
     return real_ptrace()(PTRACE_SETREGSET, pid, (void *)NT_X86_XSTATE, &iov);
 }
@@ -68,6 +82,6 @@ long ptrace(enum __ptrace_request request, ...)
         return -1;
     }
     if (request == PTRACE_SETREGSET && (uintptr_t)addr == NT_X86_XSTATE && data)
-        return set_whole_xstate(pid, data);
+        return set_xstate(pid, data);
     return real_ptrace()((int)request, pid, addr, data);
 }
